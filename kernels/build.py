@@ -1,0 +1,80 @@
+"""Compiles a game's batch drivers from the template in ``drivers.py``.
+
+numba cannot cache a driver made by a closure over the rules (the pickled closure differs in every
+process, so each start recompiles). Instead each game gets a generated copy of ``drivers.py`` whose
+binding block imports that game's rules; numba caches it like any module. The file name carries a
+hash of the template, the rules' source and the numba version, so editing any of them makes a new
+file (and a fresh compile) instead of reusing stale machine code.
+"""
+
+import hashlib
+import importlib.util
+import inspect
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import numba
+
+from . import drivers, rng, state
+
+_BEGIN = "# >>> bindings\n"
+_END = "# <<< bindings\n"
+
+
+def cache_dir():
+    """Where generated drivers (and numba's cache of them) live: $VECENV_CACHE_DIR or ~/.cache."""
+    root = os.environ.get("VECENV_CACHE_DIR")
+    if not root:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        root = os.path.join(base, "vecenv")
+    path = Path(root) / "drivers"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".probe-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError:
+        path = Path(tempfile.gettempdir()) / f"vecenv-{os.getuid()}" / "drivers"
+        path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def driver_source(rules_module, action_discrete):
+    template = inspect.getsource(drivers)
+    head, rest = template.split(_BEGIN, 1)
+    _, tail = rest.split(_END, 1)
+    name = rules_module.__name__
+    bindings = (
+        f"from {name} import reset as game_reset, step as game_step, observe as game_observe\n"
+        f"ACTION_DISCRETE = {bool(action_discrete)}\n"
+    )
+    return f"# Generated from vecenv/kernels/drivers.py for {name}; do not edit.\n" + (
+        head + _BEGIN + bindings + _END + tail
+    )
+
+
+def load_drivers(game, rules_module, action_discrete):
+    """Import (writing it first if needed) the generated driver module of ``game``."""
+    source = driver_source(rules_module, action_discrete)
+    digest = hashlib.sha256()
+    for text in (source, inspect.getsource(rules_module), inspect.getsource(rng),
+                 inspect.getsource(state), numba.__version__):
+        digest.update(text.encode())
+    modname = f"vecenv_drivers_{game}_{digest.hexdigest()[:16]}"
+    if modname in sys.modules:
+        return sys.modules[modname]
+    path = cache_dir() / f"{modname}.py"
+    if not path.exists():
+        # Write atomically: several processes may build the same game at once.
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(source)
+        os.replace(tmp, path)
+    spec = importlib.util.spec_from_file_location(modname, path)
+    module = importlib.util.module_from_spec(spec)
+    # numba's cache re-imports the module by name when it loads a cached entry.
+    sys.modules[modname] = module
+    spec.loader.exec_module(module)
+    return module

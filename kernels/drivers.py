@@ -1,0 +1,119 @@
+"""Batch drivers: the only loops over episodes.
+
+This file is a template. ``build.py`` writes one copy per game with the binding block below replaced
+by imports of that game's rules, so numba compiles (and caches, keyed by the copy's own file) one
+set of drivers per game with the rules inlined. Nothing here is called from this module itself.
+
+Rules protocol (one episode's record ``s``, configuration record ``cfg``):
+- ``reset(s, cfg)``: start an episode, drawing from ``s.rng`` only;
+- ``step(s, cfg, actions, rewards) -> int``: apply this episode's flat action row, write one reward
+  per agent, return 0 while running and non-zero when the episode terminates;
+- ``observe(s, cfg, obs, i)``: write episode ``i``'s observation into each array of the tuple ``obs``.
+"""
+
+import numba as nb
+import numpy as np
+
+from vecenv.kernels.state import DISABLED, SAME_STEP, TERMINATED, TRUNCATED
+
+# >>> bindings
+game_reset = game_step = game_observe = None
+ACTION_DISCRETE = True
+# <<< bindings
+
+
+@nb.njit(cache=True, inline="always")
+def _begin(s, cfg, obs, i):
+    s.step = 0
+    s.done = 0
+    game_reset(s, cfg)
+    game_observe(s, cfg, obs, i)
+
+
+@nb.njit(cache=True)
+def reset(states, cfg, obs, mask, words, reseed):
+    """Start the episodes where ``mask``; with ``reseed`` their streams restart from ``words``."""
+    for i in range(states.shape[0]):
+        if mask[i]:
+            s = states[i]
+            if reseed:
+                s.rng = words[i]
+            _begin(s, cfg, obs, i)
+
+
+@nb.njit(cache=True)
+def observe(states, cfg, obs, mask):
+    """Rewrite the observations of the episodes where ``mask`` (after a state was set)."""
+    for i in range(states.shape[0]):
+        if mask[i]:
+            game_observe(states[i], cfg, obs, i)
+
+
+@nb.njit(cache=True)
+def first_bad_action(actions, low, high):
+    """Index of the first episode whose action row is out of range (or not finite), else -1."""
+    for i in range(actions.shape[0]):
+        for j in range(actions.shape[1]):
+            a = actions[i, j]
+            if ACTION_DISCRETE:
+                if a < low[j] or a > high[j]:
+                    return i
+            elif not np.isfinite(a):
+                return i
+    return -1
+
+
+@nb.njit(cache=True, inline="always")
+def _advance(s, cfg, i, actions, rewards, terminated, truncated, obs, final_obs, mode, max_steps):
+    if s.done != 0:
+        # The episode ended at the previous call: next-step autoreset starts a new one and ignores
+        # the action; disabled autoreset leaves it frozen until a masked reset. (Under same-step
+        # autoreset only a restored state can be finished here; it restarts as under next-step.)
+        rewards[i, :] = 0.0
+        if mode != DISABLED:
+            terminated[i] = False
+            truncated[i] = False
+            _begin(s, cfg, obs, i)
+        else:
+            terminated[i] = (s.done & TERMINATED) != 0
+            truncated[i] = (s.done & TRUNCATED) != 0
+        return
+    ended = game_step(s, cfg, actions[i], rewards[i])
+    s.step += 1
+    term = ended != 0
+    trunc = s.step >= max_steps
+    terminated[i] = term
+    truncated[i] = trunc
+    if term or trunc:
+        s.done = (TERMINATED if term else 0) | (TRUNCATED if trunc else 0)
+        if mode == SAME_STEP:
+            game_observe(s, cfg, final_obs, i)
+            _begin(s, cfg, obs, i)
+            return
+    game_observe(s, cfg, obs, i)
+
+
+@nb.njit(cache=True)
+def step(states, cfg, actions, low, high, rewards, terminated, truncated, obs, final_obs, mode,
+         max_steps):
+    """Validate every action row, then advance every episode; returns -1 or the first bad index."""
+    bad = first_bad_action(actions, low, high)
+    if bad >= 0:
+        return bad
+    for i in range(states.shape[0]):
+        _advance(states[i], cfg, i, actions, rewards, terminated, truncated, obs, final_obs, mode,
+                 max_steps)
+    return -1
+
+
+@nb.njit(cache=True, parallel=True)
+def step_parallel(states, cfg, actions, low, high, rewards, terminated, truncated, obs, final_obs,
+                  mode, max_steps):
+    """``step`` with the episode loop spread over threads (pays from about N >= 1024)."""
+    bad = first_bad_action(actions, low, high)
+    if bad >= 0:
+        return bad
+    for i in nb.prange(states.shape[0]):
+        _advance(states[i], cfg, i, actions, rewards, terminated, truncated, obs, final_obs, mode,
+                 max_steps)
+    return -1

@@ -1,0 +1,36 @@
+"""vecenv: vectorized reinforcement-learning environments on numba kernels.
+
+``vecenv.make(name, num_envs=...)`` gives the engine (a lean array API); the faces translate it to
+the interfaces people already use: ``vecenv.gym`` (Gymnasium, registered as ``vecenv/<Id>`` on
+import), and the command line ``vecenv``.
+"""
+
+from .registry import list_envs
+
+__version__ = "0.1.0"
+__all__ = ["make", "list_envs", "Engine", "__version__"]
+
+
+def make(game, num_envs=1, seed=None, num_threads=1, autoreset="next_step", **configuration):
+    """Make an engine of ``num_envs`` episodes of ``game`` (see :class:`vecenv.engine.Engine`)."""
+    from .engine import make as _make
+
+    return _make(game, num_envs=num_envs, seed=seed, num_threads=num_threads,
+                 autoreset=autoreset, **configuration)
+
+
+def __getattr__(name):
+    if name == "Engine":
+        from .engine import Engine
+
+        return Engine
+    raise AttributeError(f"module 'vecenv' has no attribute {name!r}")
+
+
+def _register_gym():
+    from .gym.registration import register_all
+
+    register_all()
+
+
+_register_gym()

@@ -1,0 +1,297 @@
+"""The engine: N episodes of one game, stepped by one compiled call.
+
+It owns the state records (a numpy structured array), the output buffers and the seed, validates
+everything that comes in before a kernel sees it, and exposes a lean array API. Faces translate
+their interfaces onto this object; it knows nothing about them.
+
+Buffers are reused between calls: ``step`` and ``reset`` return views of them, valid until the next
+call. Copy what you keep (the faces do, where their interface promises fresh arrays).
+"""
+
+import numbers
+
+import numba
+import numpy as np
+
+from vecenv.kernels import build, rng
+from vecenv.kernels.state import DISABLED, HEADER_NAMES, NEXT_STEP, SAME_STEP, state_dtype
+
+from . import registry
+
+AUTORESET_MODES = {"next_step": NEXT_STEP, "same_step": SAME_STEP, "disabled": DISABLED}
+
+# prange costs microseconds per call; below this many episodes the serial loop is faster.
+PARALLEL_MIN_ENVS = 1024
+NO_TIME_LIMIT = np.iinfo(np.int64).max
+_SEED_LIMIT = 2**64
+
+
+def _check_seed(seed):
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+        raise ValueError(f"a seed must be a non-negative integer, got {seed!r}")
+    if not 0 <= int(seed) < _SEED_LIMIT:
+        raise ValueError(f"a seed must be in [0, 2**64), got {seed!r}")
+    return int(seed)
+
+
+def fresh_seed():
+    """A seed from the operating system's entropy, for engines made without one."""
+    return int(np.random.SeedSequence().entropy) % _SEED_LIMIT
+
+
+def autoreset_mode(mode):
+    """Normalise an autoreset mode given as a name, a gymnasium AutoresetMode or its value."""
+    value = getattr(mode, "value", mode)
+    if isinstance(value, str):
+        key = value.lower().replace("-", "_")
+        if key in AUTORESET_MODES:
+            return key
+    raise ValueError(f"autoreset must be one of {sorted(AUTORESET_MODES)}, got {mode!r}")
+
+
+class Engine:
+    """N parallel episodes of one game.
+
+    Args:
+        game: a game's folder name or Gymnasium id (``"cartpole"``, ``"CartPole-v1"``).
+        num_envs: the number of episodes N.
+        seed: the seed of every stream (episode i draws from the stream of ``(seed, i)``);
+            None draws one from the operating system.
+        num_threads: threads for large batches (N >= 1024); results never depend on it.
+        autoreset: ``"next_step"`` (default), ``"same_step"`` or ``"disabled"``, as gymnasium's
+            AutoresetMode.
+        max_episode_steps: the time limit; None takes the game's ``episodeSteps`` configuration,
+            0 means none.
+        **configuration: the game's configuration (see its specification).
+    """
+
+    def __init__(
+        self,
+        game,
+        num_envs=1,
+        seed=None,
+        num_threads=1,
+        autoreset="next_step",
+        max_episode_steps=None,
+        **configuration,
+    ):
+        self.spec = registry.get_spec(game)
+        self.name = self.spec.name
+        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, numbers.Integral):
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        max_threads = numba.config.NUMBA_NUM_THREADS
+        if (
+            isinstance(num_threads, (bool, np.bool_))
+            or not isinstance(num_threads, numbers.Integral)
+            or not 1 <= num_threads <= max_threads
+        ):
+            raise ValueError(f"num_threads must be an integer in [1, {max_threads}], "
+                             f"got {num_threads!r}")
+        self.num_envs = int(num_envs)
+        self.num_threads = int(num_threads)
+        self.num_agents = self.spec.num_agents
+        self.autoreset = autoreset_mode(autoreset)
+        self._mode = AUTORESET_MODES[self.autoreset]
+
+        self.config = self.spec.resolve_configuration(configuration)
+        self._cfg = self.spec.config_record(self.config)[0]
+        if max_episode_steps is None:
+            limit = self.config.get("episodeSteps", 0)
+        elif isinstance(max_episode_steps, numbers.Integral) and max_episode_steps >= 0:
+            limit = int(max_episode_steps)
+        else:
+            raise ValueError(
+                f"max_episode_steps must be a non-negative integer or None, got {max_episode_steps!r}"
+            )
+        self.max_episode_steps = limit or None
+        self._max_steps = limit or NO_TIME_LIMIT
+
+        self.rules = registry.game_module(self.name, "rules")
+        self.state_dtype = state_dtype(self.rules.FIELDS)
+        self._bounds = getattr(self.rules, "STATE_BOUNDS", {})
+        self._drivers = build.load_drivers(self.name, self.rules, self.spec.action.discrete)
+
+        n, a = self.num_envs, self.num_agents
+        self.states = np.zeros(n, dtype=self.state_dtype)
+        self.obs = {f.name: np.zeros(self._obs_shape(f), dtype=f.dtype) for f in self.spec.observation}
+        self._obs = tuple(self.obs.values())
+        if self._mode == SAME_STEP:
+            self.final_obs = {k: np.zeros_like(v) for k, v in self.obs.items()}
+            self._final_obs = tuple(self.final_obs.values())
+        else:
+            self.final_obs = None
+            self._final_obs = self._obs  # never written outside same-step mode
+        self.rewards = np.zeros((n, a), dtype=np.float64)
+        self.terminated = np.zeros(n, dtype=np.bool_)
+        self.truncated = np.zeros(n, dtype=np.bool_)
+
+        action = self.spec.action
+        self._act_width = a * action.width
+        self._act_low = np.tile(action.low, a)
+        self._act_high = np.tile(action.high, a)
+        self._act_dtype = action.kernel_dtype
+        self._act_shapes = ((n, a) + action.shape, (n,) + action.shape if a == 1 else None)
+        self._all = np.ones(n, dtype=np.bool_)
+        self._words = np.zeros(n, dtype=np.uint64)
+        self.seed = fresh_seed() if seed is None else _check_seed(seed)
+        self.reset(seed=self.seed)
+
+    def _obs_shape(self, field):
+        head = (self.num_envs,) if field.shared else (self.num_envs, self.num_agents)
+        return head + field.shape
+
+    # -- episodes ------------------------------------------------------------------------------
+
+    def _mask(self, mask):
+        if mask is None:
+            return self._all
+        m = np.asarray(mask)
+        if m.dtype != np.bool_ or m.shape != (self.num_envs,):
+            raise ValueError(
+                f"mask must be a bool array of shape ({self.num_envs},), "
+                f"got {m.dtype} of shape {m.shape}"
+            )
+        return m
+
+    def reset(self, seed=None, mask=None):
+        """Start new episodes (all, or where ``mask``) and return the observation buffers.
+
+        ``seed`` restarts the streams: an int gives episode i the stream of ``(seed, i)``; a
+        sequence of N ints gives episode i the stream a single env seeded ``seed[i]`` would have.
+        Without it every episode continues its own stream.
+        """
+        mask = self._mask(mask)
+        reseed = seed is not None
+        if reseed:
+            if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)):
+                self.seed = _check_seed(seed)
+                rng.seed_words(self.seed, self._words, mask)
+            else:
+                seeds = list(seed)
+                if len(seeds) != self.num_envs:
+                    raise ValueError(f"expected {self.num_envs} seeds, got {len(seeds)}")
+                seeds = [_check_seed(s) for s in seeds]
+                for i, s in enumerate(seeds):
+                    self._words[i] = rng.seed_word(s, 0)
+        self._drivers.reset(self.states, self._cfg, self._obs, mask, self._words, reseed)
+        self.rewards[mask] = 0.0
+        self.terminated[mask] = False
+        self.truncated[mask] = False
+        return self.obs
+
+    def _actions(self, actions):
+        a = np.asarray(actions)
+        kind = a.dtype.kind
+        if kind not in "iu" and (self.spec.action.discrete or kind != "f"):
+            want = "integers" if self.spec.action.discrete else "numbers"
+            raise ValueError(f"{self.name} actions must be {want}, got dtype {a.dtype}")
+        if a.shape not in self._act_shapes:
+            shapes = " or ".join(str(s) for s in self._act_shapes if s is not None)
+            raise ValueError(f"{self.name} actions must have shape {shapes}, got {a.shape}")
+        if kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"action too large: {a.max()}")
+        return np.ascontiguousarray(a, dtype=self._act_dtype).reshape(self.num_envs,
+                                                                      self._act_width)
+
+    def step(self, actions):
+        """Advance every episode by one step.
+
+        ``actions`` has shape (N, agents, *action_shape), or (N, *action_shape) for one agent.
+        An invalid action raises ValueError naming the first offending episode, before any
+        episode moves. Returns ``(obs, rewards, terminated, truncated)`` (buffer views).
+        """
+        flat = self._actions(actions)
+        n = self.num_envs
+        if self.num_threads > 1 and n >= PARALLEL_MIN_ENVS:
+            if numba.get_num_threads() != self.num_threads:
+                numba.set_num_threads(self.num_threads)
+            fn = self._drivers.step_parallel
+        else:
+            fn = self._drivers.step
+        bad = fn(self.states, self._cfg, flat, self._act_low, self._act_high, self.rewards,
+                 self.terminated, self.truncated, self._obs, self._final_obs, self._mode,
+                 self._max_steps)
+        if bad >= 0:
+            self._raise_bad_action(bad, flat)
+        return self.obs, self.rewards, self.terminated, self.truncated
+
+    def _raise_bad_action(self, i, flat):
+        row = flat[i]
+        if self.spec.action.discrete:
+            lo, hi = self._act_low.astype(np.int64), self._act_high.astype(np.int64)
+            allowed = f"[{lo.min()}, {hi.max()}]"
+            raise ValueError(f"action of env {i} is out of range {allowed}: {row.tolist()}")
+        raise ValueError(f"action of env {i} is not finite: {row.tolist()}")
+
+    # -- state ---------------------------------------------------------------------------------
+
+    def _index(self, idx):
+        if idx is None:
+            return np.arange(self.num_envs)
+        return np.arange(self.num_envs)[idx]
+
+    def get_state(self, idx=None):
+        """A copy of the state records: all, one (``idx`` an int) or a selection."""
+        return np.array(self.states[self._index(idx)], copy=True)
+
+    def set_state(self, state, idx=None):
+        """Overwrite the records at ``idx`` (all by default) after checking them.
+
+        A state of the wrong dtype or shape, with non-finite floats or fields out of the game's
+        bounds raises ValueError and leaves every episode unchanged.
+        """
+        where = self._index(idx)
+        state = np.asarray(state)
+        if state.dtype != self.state_dtype:
+            raise ValueError(f"state must have the dtype of get_state() ({self.state_dtype}), "
+                             f"got {state.dtype}")
+        if state.shape != where.shape:
+            raise ValueError(f"state must have shape {where.shape}, got {state.shape}")
+        self.check_state(state)
+        self.states[where] = state
+        mask = np.zeros(self.num_envs, dtype=np.bool_)
+        mask[where] = True
+        self._drivers.observe(self.states, self._cfg, self._obs, mask)
+        self.rewards[mask] = 0.0
+        self.terminated[mask] = (state["done"] & 1) != 0 if state.ndim else bool(state["done"] & 1)
+        self.truncated[mask] = (state["done"] & 2) != 0 if state.ndim else bool(state["done"] & 2)
+
+    def check_state(self, state):
+        """Raise ValueError unless every record in ``state`` is one the rules can run."""
+        flat = np.atleast_1d(state)
+        if (flat["step"] < 0).any():
+            raise ValueError("state field 'step' must be >= 0")
+        if (flat["done"] > 3).any():
+            raise ValueError("state field 'done' must be in [0, 3]")
+        for name in flat.dtype.names:
+            if name in HEADER_NAMES:
+                continue
+            values = flat[name]
+            if values.dtype.kind == "f" and not np.isfinite(values).all():
+                raise ValueError(f"state field {name!r} must be finite")
+            if name in self._bounds:
+                lo, hi = self._bounds[name]
+                if (values < lo).any() or (values > hi).any():
+                    raise ValueError(f"state field {name!r} must be in [{lo}, {hi}]")
+
+    # -- views ---------------------------------------------------------------------------------
+
+    def render(self, index=0, mode="rgb_array"):
+        """Render episode ``index`` as an RGB array (H, W, 3) uint8 or, mode "ansi", as text."""
+        renderer = registry.game_module(self.name, "render")
+        fn = getattr(renderer, mode, None) if renderer is not None else None
+        if fn is None:
+            raise ValueError(f"{self.name} has no {mode!r} renderer")
+        return fn(self.states[self._index(index)], self.config)
+
+    def __repr__(self):
+        return (f"Engine({self.name!r}, num_envs={self.num_envs}, num_threads={self.num_threads}, "
+                f"autoreset={self.autoreset!r})")
+
+
+def make(game, num_envs=1, seed=None, num_threads=1, autoreset="next_step", **configuration):
+    """Make an engine of ``num_envs`` episodes of ``game``; see :class:`Engine`."""
+    return Engine(game, num_envs=num_envs, seed=seed, num_threads=num_threads,
+                  autoreset=autoreset, **configuration)

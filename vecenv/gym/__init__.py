@@ -1,0 +1,1 @@
+"""The Gymnasium face: ``gymnasium.Env`` and ``gymnasium.vector.VectorEnv`` over the engine."""

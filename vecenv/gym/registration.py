@@ -1,0 +1,26 @@
+"""Registers every game that names a Gymnasium id in its spec as ``vecenv/<id>``."""
+
+import gymnasium
+
+from vecenv import registry
+
+NAMESPACE = "vecenv"
+
+
+def register_all():
+    for name, spec in registry.specs().items():
+        gym = spec.gym
+        if "id" not in gym:
+            continue
+        env_id = f"{NAMESPACE}/{gym['id']}"
+        if env_id in gymnasium.registry:
+            continue
+        gymnasium.register(
+            id=env_id,
+            entry_point="vecenv.gym.env:GameEnv",
+            vector_entry_point="vecenv.gym.vector:GameVectorEnv",
+            max_episode_steps=gym.get("max_episode_steps"),
+            reward_threshold=gym.get("reward_threshold"),
+            nondeterministic=False,
+            kwargs={"game": name},
+        )

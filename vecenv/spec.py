@@ -1,0 +1,240 @@
+"""A game's specification: the JSON file in its folder, read once and turned into typed parts.
+
+The format is kaggle-environments' (``name``, ``title``, ``description``, ``version``, ``agents``,
+``configuration``, ``observation``, ``action``, ``reward``) plus what arrays need: each observation
+field has ``shape``, ``dtype``, ``low``/``high`` (and ``shared`` when stored once for all agents);
+the action is either Kaggle's integer schema (``minimum``/``maximum``: a discrete action) or an
+``array`` with ``shape``, ``dtype``, ``low`` and ``high`` (a continuous one). ``gym`` holds the
+registration details (id, max_episode_steps, reward_threshold) and ``render`` the frame rate.
+Every face derives its spaces and specs from this object; none hard-codes a game.
+"""
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+
+def _bound(value, dtype):
+    """JSON has no infinity: "inf"/"-inf" and "max"/"-max" (the dtype's largest finite) stand in."""
+    if isinstance(value, str):
+        big = np.finfo(dtype).max if value.lstrip("-") == "max" else np.inf
+        if value.lstrip("-") not in ("max", "inf"):
+            raise ValueError(f"unknown bound {value!r}")
+        return -big if value.startswith("-") else big
+    return value
+
+
+def _flatten(values):
+    if isinstance(values, (list, tuple)):
+        return [x for v in values for x in _flatten(v)]
+    return [values]
+
+
+def _bounds(values, shape, dtype):
+    arr = np.array([_bound(v, dtype) for v in _flatten(values)], dtype=np.float64)
+    if arr.size == 1:
+        arr = np.full(shape, arr[0])
+    return arr.reshape(shape).astype(dtype)
+
+
+@dataclass(frozen=True)
+class ObservationField:
+    name: str
+    shape: tuple
+    dtype: np.dtype
+    low: np.ndarray
+    high: np.ndarray
+    shared: bool
+    description: str
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    discrete: bool
+    shape: tuple  # one agent's action shape: () for a discrete choice
+    dtype: np.dtype  # what the public spaces use
+    low: np.ndarray  # per flat component, float64
+    high: np.ndarray
+    description: str
+
+    @property
+    def width(self):
+        """Flat components of one agent's action."""
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def kernel_dtype(self):
+        """The dtype actions have inside the kernels: exact for every value the space admits."""
+        return np.dtype(np.int64) if self.discrete else np.dtype(np.float64)
+
+
+@dataclass(frozen=True)
+class ConfigEntry:
+    name: str
+    type: str  # "integer", "number", "boolean" or "string" (an enum)
+    default: object
+    minimum: object = None
+    maximum: object = None
+    enum: tuple = None
+    description: str = ""
+
+    @property
+    def record_dtype(self):
+        return {"integer": np.int64, "number": np.float64, "boolean": np.bool_}.get(
+            self.type, np.int64
+        )
+
+    def describe_allowed(self):
+        if self.enum is not None:
+            return f"one of {list(self.enum)}"
+        if self.type == "boolean":
+            return "a boolean"
+        lo = "-inf" if self.minimum is None else self.minimum
+        hi = "inf" if self.maximum is None else self.maximum
+        kind = "an integer" if self.type == "integer" else "a number"
+        return f"{kind} in [{lo}, {hi}]"
+
+    def check(self, value):
+        """Return ``value`` normalised, or raise ValueError naming the key and what is allowed."""
+
+        def fail():
+            raise ValueError(
+                f"configuration {self.name!r} must be {self.describe_allowed()}, got {value!r}"
+            )
+
+        if self.enum is not None:
+            if value not in self.enum:
+                fail()
+            return value
+        if self.type == "boolean":
+            if not isinstance(value, (bool, np.bool_)):
+                fail()
+            return bool(value)
+        if isinstance(value, (bool, np.bool_)):
+            fail()
+        if self.type == "integer":
+            if isinstance(value, (float, np.floating)) and float(value).is_integer():
+                value = int(value)
+            if not isinstance(value, (int, np.integer)):
+                fail()
+            value = int(value)
+        else:
+            if not isinstance(value, (int, float, np.integer, np.floating)):
+                fail()
+            value = float(value)
+            if not math.isfinite(value):
+                fail()
+        if (self.minimum is not None and value < self.minimum) or (
+            self.maximum is not None and value > self.maximum
+        ):
+            fail()
+        return value
+
+    def record_value(self, value):
+        return self.enum.index(value) if self.enum is not None else value
+
+
+class GameSpec:
+    """The parsed specification of one game."""
+
+    def __init__(self, raw, folder=None):
+        self.raw = raw
+        self.folder = folder
+        self.name = raw["name"]
+        self.title = raw.get("title", self.name)
+        self.description = raw.get("description", "")
+        self.version = raw.get("version", "1.0.0")
+        self.agents = tuple(raw.get("agents", [1]))
+        self.configuration = {
+            key: ConfigEntry(
+                name=key,
+                type=entry.get("type", "number"),
+                default=entry.get("default"),
+                minimum=entry.get("minimum"),
+                maximum=entry.get("maximum"),
+                enum=tuple(entry["enum"]) if "enum" in entry else None,
+                description=entry.get("description", ""),
+            )
+            for key, entry in raw.get("configuration", {}).items()
+        }
+        self.observation = tuple(
+            self._field(name, entry) for name, entry in raw["observation"].items()
+        )
+        self.action = self._action(raw["action"])
+        self.reward = raw.get("reward", {})
+        self.gym = raw.get("gym", {})
+        self.render = raw.get("render", {})
+
+    @classmethod
+    def load(cls, path):
+        path = Path(path)
+        with open(path) as f:
+            return cls(json.load(f), folder=path.parent)
+
+    @staticmethod
+    def _field(name, entry):
+        shape = tuple(entry.get("shape", ()))
+        dtype = np.dtype(entry.get("dtype", "float32"))
+        return ObservationField(
+            name=name,
+            shape=shape,
+            dtype=dtype,
+            low=_bounds(entry.get("low", "-inf"), shape, dtype),
+            high=_bounds(entry.get("high", "inf"), shape, dtype),
+            shared=bool(entry.get("shared", False)),
+            description=entry.get("description", ""),
+        )
+
+    @staticmethod
+    def _action(entry):
+        if entry.get("type") == "integer":
+            return ActionSpec(
+                discrete=True,
+                shape=(),
+                dtype=np.dtype(entry.get("dtype", "int64")),
+                low=np.array([entry["minimum"]], dtype=np.float64),
+                high=np.array([entry["maximum"]], dtype=np.float64),
+                description=entry.get("description", ""),
+            )
+        shape = tuple(entry["shape"])
+        dtype = np.dtype(entry.get("dtype", "float32"))
+        return ActionSpec(
+            discrete=False,
+            shape=shape,
+            dtype=dtype,
+            low=_bounds(entry["low"], shape, dtype).astype(np.float64).ravel(),
+            high=_bounds(entry["high"], shape, dtype).astype(np.float64).ravel(),
+            description=entry.get("description", ""),
+        )
+
+    @property
+    def num_agents(self):
+        """The (largest) number of agents a game is played by."""
+        return max(self.agents)
+
+    def resolve_configuration(self, overrides):
+        """Defaults overlaid with ``overrides``, each checked; unknown keys are a ValueError."""
+        unknown = sorted(set(overrides) - set(self.configuration))
+        if unknown:
+            raise ValueError(
+                f"{self.name} has no configuration {unknown[0]!r}; "
+                f"known keys: {sorted(self.configuration)}"
+            )
+        config = {}
+        for key, entry in self.configuration.items():
+            config[key] = entry.check(overrides[key] if key in overrides else entry.default)
+        return config
+
+    def config_dtype(self):
+        fields = [(k, e.record_dtype) for k, e in self.configuration.items()]
+        return np.dtype(fields or [("unused", np.int64)], align=True)
+
+    def config_record(self, config):
+        """The configuration as a one-element record array the kernels read."""
+        rec = np.zeros(1, dtype=self.config_dtype())
+        for key, entry in self.configuration.items():
+            rec[key] = entry.record_value(config[key])
+        return rec
