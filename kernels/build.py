@@ -21,6 +21,20 @@ from . import drivers, rng, state
 
 _BEGIN = "# >>> bindings\n"
 _END = "# <<< bindings\n"
+_STEP_BEGIN = "# >>> step\n"
+_STEP_END = "# <<< step\n"
+
+
+def _parallel_variant(template):
+    """``step`` rewritten as ``step_parallel``: the same body over ``nb.prange``."""
+    body = template.split(_STEP_BEGIN, 1)[1].split(_STEP_END, 1)[0]
+    loop = "for i in range(states.shape[0]):"
+    assert body.count(loop) == 1 and body.count("def step(") == 1
+    return (
+        body.replace('error_model="numpy")', 'error_model="numpy", parallel=True)')
+        .replace("def step(", "def step_parallel(")
+        .replace(loop, "for i in nb.prange(states.shape[0]):")
+    )
 
 
 def cache_dir():
@@ -50,8 +64,9 @@ def driver_source(rules_module, action_discrete):
         f"from {name} import reset as game_reset, step as game_step, observe as game_observe\n"
         f"ACTION_DISCRETE = {bool(action_discrete)}\n"
     )
-    return f"# Generated from vecenv/kernels/drivers.py for {name}; do not edit.\n" + (
-        head + _BEGIN + bindings + _END + tail
+    return (
+        f"# Generated from vecenv/kernels/drivers.py for {name}; do not edit.\n"
+        + head + _BEGIN + bindings + _END + tail + "\n\n" + _parallel_variant(template)
     )
 
 

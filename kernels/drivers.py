@@ -4,7 +4,10 @@ This file is a template. ``build.py`` writes one copy per game with the binding 
 by imports of that game's rules, so numba compiles (and caches, keyed by the copy's own file) one
 set of drivers per game with the rules inlined. Nothing here is called from this module itself.
 
-Rules protocol (one episode's record ``s``, configuration record ``cfg``):
+The configuration reaches the drivers as a one-element record array ``cfgs``.
+Rules protocol (one episode's record ``s``, configuration record ``cfg``; compile rules with
+``error_model="numpy"`` as the drivers are, so divisions carry no zero-divisor branch and follow
+numpy's inf/nan semantics, as the reference implementations do):
 - ``reset(s, cfg)``: start an episode, drawing from ``s.rng`` only;
 - ``step(s, cfg, actions, rewards) -> int``: apply this episode's flat action row, write one reward
   per agent, return 0 while running and non-zero when the episode terminates;
@@ -22,7 +25,7 @@ ACTION_DISCRETE = True
 # <<< bindings
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def _begin(s, cfg, obs, i):
     s.step = 0
     s.done = 0
@@ -30,26 +33,27 @@ def _begin(s, cfg, obs, i):
     game_observe(s, cfg, obs, i)
 
 
-@nb.njit(cache=True)
-def reset(states, cfg, obs, mask, words, reseed):
+@nb.njit(cache=True, error_model="numpy")
+def reset(states, cfgs, obs, mask, words, reseed):
     """Start the episodes where ``mask``; with ``reseed`` their streams restart from ``words``."""
     for i in range(states.shape[0]):
         if mask[i]:
             s = states[i]
             if reseed:
                 s.rng = words[i]
-            _begin(s, cfg, obs, i)
+            _begin(s, cfgs[0], obs, i)
 
 
-@nb.njit(cache=True)
-def observe(states, cfg, obs, mask):
+@nb.njit(cache=True, error_model="numpy")
+def observe(states, cfgs, obs, mask):
     """Rewrite the observations of the episodes where ``mask`` (after a state was set)."""
     for i in range(states.shape[0]):
         if mask[i]:
-            game_observe(states[i], cfg, obs, i)
+            s = states[i]
+            game_observe(s, cfgs[0], obs, i)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def first_bad_action(actions, low, high):
     """Index of the first episode whose action row is out of range (or not finite), else -1."""
     for i in range(actions.shape[0]):
@@ -63,57 +67,47 @@ def first_bad_action(actions, low, high):
     return -1
 
 
-@nb.njit(cache=True, inline="always")
-def _advance(s, cfg, i, actions, rewards, terminated, truncated, obs, final_obs, mode, max_steps):
-    if s.done != 0:
-        # The episode ended at the previous call: next-step autoreset starts a new one and ignores
-        # the action; disabled autoreset leaves it frozen until a masked reset. (Under same-step
-        # autoreset only a restored state can be finished here; it restarts as under next-step.)
-        rewards[i, :] = 0.0
-        if mode != DISABLED:
-            terminated[i] = False
-            truncated[i] = False
-            _begin(s, cfg, obs, i)
-        else:
-            terminated[i] = (s.done & TERMINATED) != 0
-            truncated[i] = (s.done & TRUNCATED) != 0
-        return
-    ended = game_step(s, cfg, actions[i], rewards[i])
-    s.step += 1
-    term = ended != 0
-    trunc = s.step >= max_steps
-    terminated[i] = term
-    truncated[i] = trunc
-    if term or trunc:
-        s.done = (TERMINATED if term else 0) | (TRUNCATED if trunc else 0)
-        if mode == SAME_STEP:
-            game_observe(s, cfg, final_obs, i)
-            _begin(s, cfg, obs, i)
-            return
-    game_observe(s, cfg, obs, i)
-
-
-@nb.njit(cache=True)
-def step(states, cfg, actions, low, high, rewards, terminated, truncated, obs, final_obs, mode,
+# >>> step
+@nb.njit(cache=True, error_model="numpy")
+def step(states, cfgs, actions, low, high, rewards, terminated, truncated, obs, final_obs, mode,
          max_steps):
-    """Validate every action row, then advance every episode; returns -1 or the first bad index."""
+    """Validate every action row, then advance every episode; returns -1 or the first bad index.
+
+    The generated module also holds ``step_parallel``: this function with ``parallel=True`` and
+    ``nb.prange``. The body stays inline in the loop on purpose: moving it into a helper taking
+    the record (even with inline="always") makes numba's code 1.5-2x slower.
+    """
     bad = first_bad_action(actions, low, high)
     if bad >= 0:
         return bad
     for i in range(states.shape[0]):
-        _advance(states[i], cfg, i, actions, rewards, terminated, truncated, obs, final_obs, mode,
-                 max_steps)
+        s = states[i]
+        cfg = cfgs[0]  # read per episode: numba's parallel loops cannot take a record argument
+        if s.done != 0:
+            # The episode ended at the previous call: next-step autoreset starts a new one and
+            # ignores the action; disabled autoreset leaves it frozen until a masked reset. (Under
+            # same-step autoreset only a restored state can be finished here; it restarts.)
+            rewards[i, :] = 0.0
+            if mode != DISABLED:
+                terminated[i] = False
+                truncated[i] = False
+                _begin(s, cfg, obs, i)
+            else:
+                terminated[i] = (s.done & TERMINATED) != 0
+                truncated[i] = (s.done & TRUNCATED) != 0
+            continue
+        ended = game_step(s, cfg, actions[i], rewards[i])
+        s.step += 1
+        term = ended != 0
+        trunc = s.step >= max_steps
+        terminated[i] = term
+        truncated[i] = trunc
+        if term or trunc:
+            s.done = (TERMINATED if term else 0) | (TRUNCATED if trunc else 0)
+            if mode == SAME_STEP:
+                game_observe(s, cfg, final_obs, i)
+                _begin(s, cfg, obs, i)
+                continue
+        game_observe(s, cfg, obs, i)
     return -1
-
-
-@nb.njit(cache=True, parallel=True)
-def step_parallel(states, cfg, actions, low, high, rewards, terminated, truncated, obs, final_obs,
-                  mode, max_steps):
-    """``step`` with the episode loop spread over threads (pays from about N >= 1024)."""
-    bad = first_bad_action(actions, low, high)
-    if bad >= 0:
-        return bad
-    for i in nb.prange(states.shape[0]):
-        _advance(states[i], cfg, i, actions, rewards, terminated, truncated, obs, final_obs, mode,
-                 max_steps)
-    return -1
+# <<< step

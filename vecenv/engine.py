@@ -43,9 +43,10 @@ def autoreset_mode(mode):
     """Normalise an autoreset mode given as a name, a gymnasium AutoresetMode or its value."""
     value = getattr(mode, "value", mode)
     if isinstance(value, str):
-        key = value.lower().replace("-", "_")
-        if key in AUTORESET_MODES:
-            return key
+        key = value.lower().replace("-", "").replace("_", "")  # "NextStep", "next_step", ...
+        for name in AUTORESET_MODES:
+            if name.replace("_", "") == key:
+                return name
     raise ValueError(f"autoreset must be one of {sorted(AUTORESET_MODES)}, got {mode!r}")
 
 
@@ -96,7 +97,7 @@ class Engine:
         self._mode = AUTORESET_MODES[self.autoreset]
 
         self.config = self.spec.resolve_configuration(configuration)
-        self._cfg = self.spec.config_record(self.config)[0]
+        self._cfg = self.spec.config_record(self.config)
         if max_episode_steps is None:
             limit = self.config.get("episodeSteps", 0)
         elif isinstance(max_episode_steps, numbers.Integral) and max_episode_steps >= 0:
@@ -167,14 +168,14 @@ class Engine:
         if reseed:
             if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)):
                 self.seed = _check_seed(seed)
-                rng.seed_words(self.seed, self._words, mask)
+                rng.seed_words(np.uint64(self.seed), self._words, mask)
             else:
                 seeds = list(seed)
                 if len(seeds) != self.num_envs:
                     raise ValueError(f"expected {self.num_envs} seeds, got {len(seeds)}")
                 seeds = [_check_seed(s) for s in seeds]
                 for i, s in enumerate(seeds):
-                    self._words[i] = rng.seed_word(s, 0)
+                    self._words[i] = rng.seed_word(np.uint64(s), np.uint64(0))
         self._drivers.reset(self.states, self._cfg, self._obs, mask, self._words, reseed)
         self.rewards[mask] = 0.0
         self.terminated[mask] = False
@@ -202,7 +203,13 @@ class Engine:
         An invalid action raises ValueError naming the first offending episode, before any
         episode moves. Returns ``(obs, rewards, terminated, truncated)`` (buffer views).
         """
-        flat = self._actions(actions)
+        return self.step_flat(self._actions(actions))
+
+    def step_flat(self, flat):
+        """``step`` for actions already of shape (N, agents * action width) in the kernel dtype.
+
+        For faces that have checked dtype and shape themselves; ranges are still checked.
+        """
         n = self.num_envs
         if self.num_threads > 1 and n >= PARALLEL_MIN_ENVS:
             if numba.get_num_threads() != self.num_threads:
@@ -234,7 +241,9 @@ class Engine:
 
     def get_state(self, idx=None):
         """A copy of the state records: all, one (``idx`` an int) or a selection."""
-        return np.array(self.states[self._index(idx)], copy=True)
+        where = self._index(idx)
+        # Fancy indexing copies; a record taken by an int index would be a view into the engine.
+        return self.states[np.atleast_1d(where)].reshape(where.shape)
 
     def set_state(self, state, idx=None):
         """Overwrite the records at ``idx`` (all by default) after checking them.

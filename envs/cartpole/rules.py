@@ -22,7 +22,7 @@ THETA_THRESHOLD = 12 * 2 * math.pi / 360
 X_THRESHOLD = 2.4
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def reset(s, cfg):
     s.x = uniform_range(s, -0.05, 0.05)
     s.x_dot = uniform_range(s, -0.05, 0.05)
@@ -30,7 +30,7 @@ def reset(s, cfg):
     s.theta_dot = uniform_range(s, -0.05, 0.05)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def step(s, cfg, actions, rewards):
     force = FORCE_MAG if actions[0] == 1 else -FORCE_MAG
     costheta = math.cos(s.theta)
@@ -54,7 +54,7 @@ def step(s, cfg, actions, rewards):
     return 1 if terminated else 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def observe(s, cfg, obs, i):
     out = obs[0]
     out[i, 0, 0] = s.x

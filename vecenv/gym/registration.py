@@ -17,10 +17,9 @@ def register_all():
             continue
         gymnasium.register(
             id=env_id,
-            entry_point="vecenv.gym.env:GameEnv",
-            vector_entry_point="vecenv.gym.vector:GameVectorEnv",
+            entry_point=f"vecenv.gym.env:{name}",
+            vector_entry_point=f"vecenv.gym.vector:{name}",
             max_episode_steps=gym.get("max_episode_steps"),
             reward_threshold=gym.get("reward_threshold"),
             nondeterministic=False,
-            kwargs={"game": name},
         )

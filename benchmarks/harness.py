@@ -1,0 +1,127 @@
+"""Shared pieces of the benchmark suites: timing rounds, pre-made actions, optional peers.
+
+Every throughput benchmark times *rounds* of ``calls`` consecutive step calls, each call taking the
+next row of actions made before timing starts. The per-call count is chosen per batch size so a
+round of the engine lasts a few milliseconds; the number of rounds is chosen from one calibration
+round so each benchmark takes about ``BUDGET_S`` seconds.
+"""
+
+import importlib
+import importlib.util
+import math
+import time
+
+import numba
+import numpy as np
+import pytest
+
+BUDGET_S = 0.3
+MIN_ROUNDS = 7
+MAX_ROUNDS = 200
+
+
+def calls_per_round(num_envs):
+    """Step calls in one timed round: about 2**18 env-steps, at least 4 and at most 1000 calls."""
+    return max(4, min(1000, 2**18 // num_envs))
+
+
+def run_rounds(benchmark, round_fn):
+    """Time ``round_fn`` with pytest-benchmark; with benchmarks disabled, call it once."""
+    if benchmark.disabled:
+        benchmark(round_fn)
+        return
+    start = time.perf_counter()
+    round_fn()  # warm-up, and calibration of the round count
+    elapsed = max(time.perf_counter() - start, 1e-6)
+    rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS, math.ceil(BUDGET_S / elapsed))))
+    benchmark.pedantic(round_fn, rounds=rounds, warmup_rounds=1, iterations=1)
+
+
+def step_round(step, rows):
+    """A round: ``step(a)`` for every pre-made action row ``a``."""
+
+    def round_fn():
+        for a in rows:
+            step(a)
+
+    return round_fn
+
+
+def action_rows(calls, num_envs, seed=0, *, discrete=True, low=0, high=1, shape=(), dtype=None):
+    """``calls`` pre-made action arrays of shape (num_envs, *shape), uniform within the bounds."""
+    rng = np.random.default_rng(seed)
+    size = (calls, num_envs) + tuple(shape)
+    if discrete:
+        acts = rng.integers(low, high, size=size, endpoint=True, dtype=dtype or np.int64)
+    else:
+        acts = rng.uniform(low, high, size=size).astype(dtype or np.float64)
+    return list(acts)
+
+
+def engine_action_rows(engine, calls, seed=0):
+    """Random valid actions for a single-agent engine, shaped (N, *action_shape)."""
+    action = engine.spec.action
+    low = np.asarray(action.low, dtype=np.float64).reshape(action.shape)
+    high = np.asarray(action.high, dtype=np.float64).reshape(action.shape)
+    if action.discrete:
+        low, high = int(low.min()), int(high.max())
+    return action_rows(calls, engine.num_envs, seed, discrete=action.discrete, low=low,
+                       high=high, shape=action.shape)
+
+
+def make_engine(game, num_envs, num_threads, **kwargs):
+    """A warmed engine (its kernels compiled or loaded); a failing first step fails the test."""
+    import vecenv
+
+    engine = vecenv.make(game, num_envs=num_envs, num_threads=num_threads, seed=0, **kwargs)
+    warm = engine_action_rows(engine, 1, seed=1)[0]
+    try:
+        engine.step(warm)
+    except Exception as e:  # a crash is a bug, not a speed figure
+        pytest.fail(
+            f"engine step failed ({game}, num_envs={num_envs}, num_threads={num_threads}): "
+            f"{type(e).__name__}: {str(e)[:300]}",
+            pytrace=False,
+        )
+    return engine
+
+
+def require_game(gym_id):
+    """Skip unless a game registered under the Gymnasium id ``gym_id`` is present."""
+    from vecenv import registry
+
+    try:
+        return registry.resolve(gym_id)
+    except ValueError:
+        pytest.skip(f"no vecenv game for {gym_id} yet (envs/ has {registry.list_envs()})")
+
+
+def require_module(name, what):
+    """Import ``name`` or skip with the reason; an import that is present but broken fails."""
+    if importlib.util.find_spec(name) is None:
+        pytest.skip(f"{what} is not present ({name} cannot be found)")
+    return importlib.import_module(name)
+
+
+def require_gym_face(module):
+    """The gymnasium face module ``vecenv.gym.<module>``, or a skip while it is not written."""
+    try:
+        found = importlib.util.find_spec(f"vecenv.gym.{module}")
+    except ModuleNotFoundError:
+        found = None
+    if found is None:
+        pytest.skip(f"the Gymnasium face vecenv/gym/{module}.py is not present yet")
+    return importlib.import_module(f"vecenv.gym.{module}")
+
+
+def set_threads(num_threads):
+    numba.set_num_threads(num_threads)
+
+
+def envpool_module():
+    """envpool, or a skip with the reason it cannot be used here."""
+    try:
+        import envpool
+    except ImportError as e:
+        pytest.skip(f"envpool is not installed or does not import here: {e}")
+    return envpool

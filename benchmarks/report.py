@@ -1,0 +1,173 @@
+"""Results of one run, the comparisons between them, and the table printed at its end.
+
+A benchmark calls ``record(benchmark, key, calls, num_envs)`` after timing; its throughput (from
+the median round) goes into ``benchmark.extra_info`` and into ``RESULTS``. Test modules declare the
+comparisons they feed with ``compare(...)``; as soon as both sides of one are recorded its ratio is
+written into the extra_info of both benchmarks, so ``--benchmark-json`` and ``--benchmark-autosave``
+keep it, and ``summary_lines()`` prints every comparison at the end of the run.
+"""
+
+import os
+from dataclasses import dataclass
+
+RESULTS = {}  # key -> Result
+EXTRA = {}  # key -> extra_info of benchmarks that are not throughputs (startup)
+COMPARISONS = []  # in declaration order
+LABELS = {}  # key -> how the table names it
+
+
+@dataclass
+class Result:
+    rate: float  # env-steps per second, from the median round
+    extra_info: dict
+
+
+@dataclass(frozen=True)
+class Comparison:
+    section: str
+    title: str
+    num: tuple  # the key measured
+    den: tuple  # the key it is measured against
+    kind: str  # "ratio": rate(num) / rate(den); "overhead": time(num) / time(den) - 1
+    target: float = None  # ratio at least / overhead at most
+    target_text: str = ""
+
+    def value(self):
+        a, b = RESULTS.get(self.num), RESULTS.get(self.den)
+        if a is None or b is None:
+            return None
+        if self.kind == "ratio":
+            return a.rate / b.rate
+        return b.rate / a.rate - 1.0
+
+    def met(self, value):
+        if self.target is None or value is None:
+            return None
+        return value >= self.target if self.kind == "ratio" else value <= self.target
+
+
+def label(key, text):
+    LABELS[key] = text
+
+
+def compare(section, title, num, den, kind="ratio", target=None, target_text=""):
+    comp = Comparison(section, title, num, den, kind, target, target_text)
+    if comp not in COMPARISONS:
+        COMPARISONS.append(comp)
+    return comp
+
+
+def _slug(key):
+    return "/".join(str(k) for k in key)
+
+
+def record(benchmark, key, calls, num_envs, **info):
+    """Store the throughput of ``calls`` step calls over ``num_envs`` per round under ``key``, and
+    update every comparison it takes part in."""
+    benchmark.extra_info.update(
+        {"key": _slug(key), "num_envs": num_envs, "calls_per_round": calls, **info}
+    )
+    if benchmark.disabled or not benchmark.stats:
+        return
+    median = benchmark.stats.stats.median
+    rate = calls * num_envs / median
+    benchmark.extra_info["env_steps_per_s"] = rate
+    benchmark.extra_info["us_per_call"] = median / calls * 1e6
+    RESULTS[key] = Result(rate, benchmark.extra_info)
+    for comp in COMPARISONS:
+        if key not in (comp.num, comp.den):
+            continue
+        value = comp.value()
+        if value is None:
+            continue
+        name = "ratio" if comp.kind == "ratio" else "overhead"
+        RESULTS[comp.num].extra_info[f"{name}_vs_{_slug(comp.den)}"] = round(value, 4)
+        RESULTS[comp.den].extra_info[f"{name}_of_{_slug(comp.num)}"] = round(value, 4)
+        if comp.target is not None:
+            RESULTS[comp.num].extra_info[f"target_{name}_vs_{_slug(comp.den)}"] = comp.target
+
+
+def record_extra(key, benchmark, **info):
+    """Store figures of a benchmark that is not a throughput (its extra_info too)."""
+    benchmark.extra_info.update(info)
+    if not benchmark.disabled:
+        EXTRA[key] = dict(info)
+
+
+def startup_lines():
+    """Cold compile and warm start per game, against the budgets."""
+    lines = []
+    for key, info in EXTRA.items():
+        if key[0] != "startup":
+            continue
+        if not lines:
+            lines.append("-- Startup: import vecenv + make(num_envs=8) + first step, in a fresh "
+                         "process (in-process time; process wall time in brackets)")
+        cold, warm = info["cold_s"], info["warm_s"]
+        lines.append(
+            f"  {key[1]}: cold {cold:.2f} s ({info['cold_wall_s']:.2f} s)"
+            f" [budget < 5 s: {'met' if cold < 5 else 'MISSED'}], "
+            f"warm {warm:.2f} s ({info['warm_wall_s']:.2f} s)"
+            f" [budget < 1 s: {'met' if warm < 1 else 'MISSED'}]; warm split: import "
+            f"{info['warm_import_s']:.2f} s, make {info['warm_make_s']:.2f} s, "
+            f"first step {info['warm_step_s']:.3f} s"
+        )
+    return lines
+
+
+def _rate(rate):
+    if rate >= 1e6:
+        return f"{rate / 1e6:.3g} M steps/s"
+    return f"{rate / 1e3:.3g} k steps/s"
+
+
+def _verdict(comp, value):
+    met = comp.met(value)
+    if met is None:
+        return ""
+    return f"  [{comp.target_text}: {'met' if met else 'MISSED'}]"
+
+
+def _line(comp):
+    a, b = RESULTS.get(comp.num), RESULTS.get(comp.den)
+    na, nb = LABELS.get(comp.num, _slug(comp.num)), LABELS.get(comp.den, _slug(comp.den))
+    if a is None and b is None:
+        return None
+    if a is None or b is None:
+        have, missing = (na, a) if a is not None else (nb, b), nb if a is not None else na
+        return f"{comp.title}: {have[0]} {_rate(have[1].rate)}; {missing} not measured"
+    value = comp.value()
+    if comp.kind == "ratio":
+        tail = f"ratio {value:.2f}x"
+    else:
+        tail = f"{na} overhead vs {nb}: {value * 100:+.0f}%"
+    return (f"{comp.title}: {na} {_rate(a.rate)}, {nb} {_rate(b.rate)}, {tail}"
+            f"{_verdict(comp, value)}")
+
+
+def summary_lines(smoke):
+    """The end-of-run table (or the smoke-mode notice)."""
+    if smoke:
+        return ["smoke mode, no figures (benchmarks disabled: each body ran once)"]
+    lines = []
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    if load:
+        lines.append(f"{os.cpu_count()} CPUs, load average {load[0]:.2f} / {load[1]:.2f} "
+                     f"(1 / 5 min): other work on the machine adds noise; compare ratios.")
+    section = None
+    for comp in COMPARISONS:
+        text = _line(comp)
+        if text is None:
+            continue
+        if comp.section != section:
+            section = comp.section
+            lines.append("")
+            lines.append(f"-- {section}")
+        lines.append("  " + text)
+    startup = startup_lines()
+    if startup:
+        lines.append("")
+        lines.extend(startup)
+    if len(lines) <= 1:
+        lines.append("no comparisons measured")
+    return lines

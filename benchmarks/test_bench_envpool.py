@@ -1,0 +1,85 @@
+"""Classic-control games at N = 4096: the engine on 1 and 2 threads, and EnvPool on as many.
+
+EnvPool runs synchronously (batch_size = num_envs) with its gymnasium API and float32 obs; the
+engine takes the same kind of random actions (Acrobot: 0..2; Pendulum: torque in [-2, 2]).
+MountainCar games have no EnvPool comparison here; their engine step is measured when present.
+Games that are not in envs/ yet, and EnvPool where it does not install, skip with the reason.
+
+Keys: (gym_id, N, T, "vecenv" | "envpool").
+"""
+
+import numpy as np
+import pytest
+import report
+from harness import (
+    calls_per_round,
+    engine_action_rows,
+    envpool_module,
+    make_engine,
+    require_game,
+    run_rounds,
+    step_round,
+)
+
+N = 4096
+THREADS = (1, 2)
+PEER_GAMES = ("Acrobot-v1", "Pendulum-v1")
+OTHER_GAMES = ("MountainCar-v0", "MountainCarContinuous-v0")
+# (ratio at 1 thread, ratio at 2 threads): engine T against EnvPool T.
+TARGETS = {"Acrobot-v1": (6.0, 10.0), "Pendulum-v1": (15.0, 25.0)}
+SECTION = f"Classic control, N={N} (engine vs EnvPool)"
+
+
+def _declare():
+    for gym_id in PEER_GAMES + OTHER_GAMES:
+        for t in THREADS:
+            report.label((gym_id, N, t, "vecenv"), f"vecenv T={t}")
+            report.label((gym_id, N, t, "envpool"), f"envpool T={t}")
+    for gym_id in PEER_GAMES:
+        for t, target in zip(THREADS, TARGETS[gym_id]):
+            report.compare(SECTION, f"{gym_id} T={t}", (gym_id, N, t, "vecenv"),
+                           (gym_id, N, t, "envpool"), target=target,
+                           target_text=f"target >= {target:g}x")
+    for gym_id in PEER_GAMES + OTHER_GAMES:
+        report.compare(SECTION, f"{gym_id} threads", (gym_id, N, 2, "vecenv"),
+                       (gym_id, N, 1, "vecenv"))
+
+
+_declare()
+
+
+@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize("gym_id", PEER_GAMES + OTHER_GAMES)
+def test_engine_step(benchmark, gym_id, threads):
+    benchmark.group = f"{gym_id} N={N}"
+    game = require_game(gym_id)
+    engine = make_engine(game, N, threads)
+    calls = calls_per_round(N)
+    run_rounds(benchmark, step_round(engine.step, engine_action_rows(engine, calls)))
+    report.record(benchmark, (gym_id, N, threads, "vecenv"), calls, N, threads=threads)
+
+
+def _envpool_actions(env, calls):
+    space = env.action_space
+    rng = np.random.default_rng(0)
+    if space.shape == ():  # Discrete
+        return list(rng.integers(0, space.n, size=(calls, N), dtype=np.int32))
+    acts = rng.uniform(space.low, space.high, size=(calls, N) + space.shape)
+    return list(acts.astype(np.float32))
+
+
+@pytest.mark.parametrize("threads", THREADS)
+@pytest.mark.parametrize("gym_id", PEER_GAMES)
+def test_envpool_step(benchmark, gym_id, threads):
+    benchmark.group = f"{gym_id} N={N}"
+    envpool = envpool_module()
+    env = envpool.make(gym_id, env_type="gymnasium", num_envs=N, batch_size=N,
+                       num_threads=threads, seed=0)
+    env.reset()
+    # EnvPool steps are slow: fewer calls per round keep a round at a few ms.
+    calls = max(1, calls_per_round(N) // 16)
+    rows = _envpool_actions(env, calls)
+    env.step(rows[0])
+    run_rounds(benchmark, step_round(env.step, rows))
+    env.close()
+    report.record(benchmark, (gym_id, N, threads, "envpool"), calls, N, threads=threads)

@@ -1,0 +1,128 @@
+"""The Gymnasium face against the engine under it, and against gymnasium's own CartPole.
+
+- VectorEnv: ``gymnasium.make_vec("vecenv/CartPole-v1", num_envs=N, num_threads=T)`` (fresh arrays
+  per call, gymnasium's default; also ``copy=False`` at N = 4096) against ``vecenv.make`` at the same
+  N and T, and against gymnasium's numpy CartPoleVectorEnv.
+- Env: ``gymnasium.make("vecenv/CartPole-v1")`` against ``gymnasium.make("CartPole-v1")``, one
+  ``step`` per call and a ``reset`` whenever an episode ends, both with gymnasium's wrappers.
+
+Keys: ("face", N, T, impl) and ("single", impl).
+"""
+
+import gymnasium
+import numpy as np
+import pytest
+import report
+from harness import (
+    action_rows,
+    calls_per_round,
+    make_engine,
+    require_gym_face,
+    run_rounds,
+    step_round,
+)
+
+import vecenv  # noqa: F401  (registers the vecenv/ ids)
+
+CASES = ((64, 1), (4096, 1), (4096, 2))
+SECTION = "Gymnasium faces"
+SINGLE_CALLS = 1000
+
+
+def _declare():
+    for n, t in CASES:
+        report.label(("face", n, t, "vecenv"), f"engine T={t}")
+        report.label(("face", n, t, "face"), f"VectorEnv face T={t}")
+        report.label(("face", n, t, "face-nocopy"), f"VectorEnv face copy=False T={t}")
+        report.label(("face", n, None, "gymnasium"), "gymnasium numpy vector")
+    for n, t in CASES:
+        title = f"CartPole N={n} T={t}"
+        budget, text = (0.10, "budget <= 10%") if n == 4096 else (None, "")
+        report.compare(SECTION, title, ("face", n, t, "face"), ("face", n, t, "vecenv"),
+                       kind="overhead", target=budget, target_text=text)
+        if n == 4096:
+            report.compare(SECTION, title, ("face", n, t, "face-nocopy"),
+                           ("face", n, t, "vecenv"), kind="overhead")
+        target = {64: (8.0, "target >= 8x"), 4096: (2.0, "target >= 2x")}[n]
+        report.compare(SECTION, title, ("face", n, t, "face"), ("face", n, None, "gymnasium"),
+                       target=target[0], target_text=target[1])
+    report.label(("single", "face"), 'gymnasium.make("vecenv/CartPole-v1")')
+    report.label(("single", "gymnasium"), 'gymnasium.make("CartPole-v1")')
+    report.compare(SECTION, "CartPole single Env", ("single", "face"), ("single", "gymnasium"),
+                   target=1.5, target_text="target >= 1.5x")
+
+
+_declare()
+
+
+def _face_vector(n, threads, **kwargs):
+    require_gym_face("vector")
+    env = gymnasium.make_vec("vecenv/CartPole-v1", num_envs=n, num_threads=threads,
+                             vectorization_mode="vector_entry_point", **kwargs)
+    env.reset(seed=0)
+    env.step(np.zeros(n, dtype=np.int64))  # compile or load the kernels
+    return env
+
+
+@pytest.mark.parametrize(("n", "threads"), CASES)
+def test_engine(benchmark, n, threads):
+    benchmark.group = f"face N={n} T={threads}"
+    engine = make_engine("cartpole", n, threads)
+    calls = calls_per_round(n)
+    run_rounds(benchmark, step_round(engine.step, action_rows(calls, n)))
+    report.record(benchmark, ("face", n, threads, "vecenv"), calls, n, threads=threads)
+
+
+@pytest.mark.parametrize(("n", "threads"), CASES)
+def test_vector_face(benchmark, n, threads):
+    benchmark.group = f"face N={n} T={threads}"
+    env = _face_vector(n, threads)
+    calls = calls_per_round(n)
+    run_rounds(benchmark, step_round(env.step, action_rows(calls, n)))
+    report.record(benchmark, ("face", n, threads, "face"), calls, n, threads=threads)
+
+
+@pytest.mark.parametrize(("n", "threads"), [c for c in CASES if c[0] == 4096])
+def test_vector_face_nocopy(benchmark, n, threads):
+    benchmark.group = f"face N={n} T={threads}"
+    env = _face_vector(n, threads, copy=False)
+    calls = calls_per_round(n)
+    run_rounds(benchmark, step_round(env.step, action_rows(calls, n)))
+    report.record(benchmark, ("face", n, threads, "face-nocopy"), calls, n, threads=threads)
+
+
+@pytest.mark.parametrize("n", sorted({n for n, _ in CASES}))
+def test_gymnasium_vector(benchmark, n):
+    benchmark.group = f"face N={n} T=1"
+    env = gymnasium.make_vec("CartPole-v1", num_envs=n, vectorization_mode="vector_entry_point")
+    env.reset(seed=0)
+    calls = calls_per_round(n)
+    run_rounds(benchmark, step_round(env.step, action_rows(calls, n)))
+    report.record(benchmark, ("face", n, None, "gymnasium"), calls, n, threads=1)
+
+
+def _single_round(env, actions):
+    def round_fn():
+        step, reset = env.step, env.reset
+        for a in actions:
+            _, _, terminated, truncated, _ = step(a)
+            if terminated or truncated:
+                reset()
+
+    return round_fn
+
+
+@pytest.mark.parametrize("impl", ["face", "gymnasium"])
+def test_single_env(benchmark, impl):
+    benchmark.group = "single env"
+    if impl == "face":
+        require_gym_face("env")
+        env = gymnasium.make("vecenv/CartPole-v1")
+    else:
+        env = gymnasium.make("CartPole-v1")
+    env.reset(seed=0)
+    actions = [int(a) for a in np.random.default_rng(0).integers(0, 2, SINGLE_CALLS)]
+    env.step(0)
+    env.reset(seed=0)
+    run_rounds(benchmark, _single_round(env, actions))
+    report.record(benchmark, ("single", impl), SINGLE_CALLS, 1, impl=impl)

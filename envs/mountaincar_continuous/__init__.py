@@ -1,0 +1,1 @@
+"""MountainCarContinuous-v0: the mountain car with a continuous throttle, as gymnasium's."""

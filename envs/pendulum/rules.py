@@ -1,0 +1,102 @@
+"""Pendulum's rules over one episode's record, exactly as gymnasium's PendulumEnv.
+
+The state is float64 as gymnasium's. The torque is a float32, as the action space says (a float64
+action is rounded to float32 first), and NumPy keeps float32 arithmetic wherever gymnasium combines
+it with Python constants: the torque's square and its two products are float32 operations, emulated
+here as the float64 operation rounded once to float32 (exact for *). Squares go through the C
+library's pow and powf, as NumPy's scalar power does: they are not always the correctly rounded
+product x * x, and LLVM would rewrite a visible pow(x, 2) into that product.
+"""
+
+import math
+
+import numba as nb
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from vecenv.kernels.rng import uniform_range
+
+# last_u is the torque of the last step, kept only for drawing (gymnasium's ``last_u``).
+FIELDS = [("theta", np.float64), ("theta_dot", np.float64), ("last_u", np.float64)]
+
+# Every finite state is playable: the angle is normalised when it is scored, the angular velocity
+# is clipped by the next step, and last_u is only drawn; so no field needs bounds.
+STATE_BOUNDS = {}
+
+MAX_SPEED = 8.0
+MAX_TORQUE = 2.0
+DT = 0.05
+M = 1.0
+L = 1.0
+
+TWO_PI = 2 * np.pi
+TORQUE_GAIN = 3.0 / (M * L**2)
+TORQUE_COST32 = float(np.float32(0.001))
+
+
+def _libm(name, nbtype):
+    """An njit-callable ``name(x, y)`` of the C library that LLVM may not rewrite as a builtin."""
+
+    @intrinsic
+    def call(typingctx, x, y):
+        def codegen(context, builder, signature, args):
+            lty = context.get_value_type(nbtype)
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(lty, [lty, lty]),
+                                                name)
+            fn.attributes.add("nobuiltin")
+            return builder.call(fn, args)
+
+        return nbtype(nbtype, nbtype), codegen
+
+    return call
+
+
+libm_pow = _libm("pow", types.float64)
+libm_powf = _libm("powf", types.float32)
+
+
+@nb.njit(cache=True, inline="always")
+def f32(x):
+    """``x`` rounded to float32 (to nearest, ties to even), as a float64."""
+    return np.float64(np.float32(x))
+
+
+@nb.njit(cache=True, inline="always")
+def angle_normalize(x):
+    # Python's float modulo (the sign of the divisor), as NumPy's remainder.
+    return ((x + np.pi) % TWO_PI) - np.pi
+
+
+@nb.njit(cache=True)
+def reset(s, cfg):
+    s.theta = uniform_range(s, -np.pi, np.pi)
+    s.theta_dot = uniform_range(s, -1.0, 1.0)
+    s.last_u = 0.0
+
+
+@nb.njit(cache=True)
+def step(s, cfg, actions, rewards):
+    u = min(max(f32(actions[0]), -MAX_TORQUE), MAX_TORQUE)
+    th = s.theta
+    thdot = s.theta_dot
+    u_sq = np.float64(libm_powf(np.float32(u), np.float32(2.0)))
+    costs = (libm_pow(angle_normalize(th), 2.0) + 0.1 * libm_pow(thdot, 2.0)
+             + f32(TORQUE_COST32 * u_sq))
+    newthdot = thdot + (3 * cfg.g / (2 * L) * math.sin(th) + f32(TORQUE_GAIN * u)) * DT
+    newthdot = min(max(newthdot, -MAX_SPEED), MAX_SPEED)
+    s.theta = th + newthdot * DT
+    s.theta_dot = newthdot
+    s.last_u = u
+    rewards[0] = -costs
+    return 0
+
+
+@nb.njit(cache=True)
+def observe(s, cfg, obs, i):
+    out = obs[0]
+    out[i, 0, 0] = math.cos(s.theta)
+    out[i, 0, 1] = math.sin(s.theta)
+    out[i, 0, 2] = s.theta_dot

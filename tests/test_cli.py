@@ -1,0 +1,245 @@
+"""The command line, run in-process through ``main(argv)`` and once as the installed script."""
+
+import io
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vecenv import registry
+from vecenv.cli import Progress, faces, main
+from vecenv.cli_render import png_bytes, to_ansi
+
+EPISODE = re.compile(r"^episode (\d+): return (-?[\d.]+), length (\d+)$")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def episodes(out):
+    found = [EPISODE.match(line) for line in out.splitlines()]
+    return [(float(m[2]), int(m[3])) for m in found if m]
+
+
+def train(capsys, *extra, env="CartPole-v1", count=3, seed=7):
+    argv = ["train", "random", "--env", env, "--episodes", str(count), "--seed", str(seed)]
+    code, out, err = run(capsys, *argv, *extra)
+    assert code == 0, err
+    return out, err
+
+
+def read_png(data):
+    """(width, height, colour type, decompressed image data), checking every chunk's CRC."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, chunks = 8, []
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
+        (crc,) = struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])
+        assert crc == zlib.crc32(kind + body) & 0xFFFFFFFF
+        chunks.append((kind, body))
+        pos += 12 + length
+    assert chunks[0][0] == b"IHDR" and chunks[-1][0] == b"IEND"
+    width, height, depth, colour = struct.unpack(">IIBB", chunks[0][1][:10])
+    assert depth == 8
+    raw = zlib.decompress(b"".join(body for kind, body in chunks if kind == b"IDAT"))
+    return width, height, colour, raw
+
+
+# -- list ------------------------------------------------------------------------------------------
+
+
+def test_list_shows_games_ids_and_faces(capsys):
+    code, out, err = run(capsys, "list")
+    assert code == 0 and err == ""
+    header, *rows = out.splitlines()
+    assert header.split()[:3] == ["name", "gym", "id"]
+    cartpole = next(r for r in rows if r.startswith("cartpole "))
+    assert cartpole.split()[:5] == ["cartpole", "CartPole-v1", "gym", "1", "Discrete(2)"]
+    assert "(4,)" in cartpole
+    assert len(rows) == len(registry.list_envs())
+
+
+def test_faces_come_from_the_spec():
+    spec = registry.get_spec("cartpole")
+    assert faces(spec) == ["gym"]
+
+
+# -- train -----------------------------------------------------------------------------------------
+
+
+def test_train_prints_one_line_per_episode_and_a_summary(capsys):
+    out, err = train(capsys, count=4)
+    found = episodes(out)
+    assert len(found) == 4
+    for ret, length in found:
+        assert ret == length  # CartPole: +1 per step
+        assert 1 <= length <= 500
+    summary = out.splitlines()[-1]
+    mean = np.mean([ret for ret, _ in found])
+    assert summary.startswith(f"4 episodes: mean return {mean:.2f}")
+    assert "steps/s" in summary
+    assert err == ""  # no progress bar when stderr is not a terminal
+
+
+def test_same_seed_same_returns_and_names_agree(capsys):
+    first = episodes(train(capsys, seed=11, count=5)[0])
+    again = episodes(train(capsys, seed=11, count=5)[0])
+    by_folder = episodes(train(capsys, env="cartpole", seed=11, count=5)[0])
+    other = episodes(train(capsys, seed=12, count=5)[0])
+    assert first == again == by_folder
+    assert other != first
+
+
+def test_gymnasiums_own_env_runs_through_the_same_loop(capsys):
+    out, _ = train(capsys, env="gym.CartPole-v1", count=3)
+    assert out.splitlines()[0].startswith("CartPole-v1 (gymnasium)")
+    found = episodes(out)
+    assert len(found) == 3 and all(ret == length for ret, length in found)
+    assert found == episodes(train(capsys, env="gym.CartPole-v1", count=3)[0])
+
+
+def test_render_prints_ansi_frames(capsys):
+    out, _ = train(capsys, "--render", count=1)
+    ((ret, length),) = episodes(out)
+    assert "\x1b[38;2;" in out and "\x1b[48;2;" in out and "\u2580" in out
+    frame_lines = [line for line in out.splitlines() if "\u2580" in line]
+    assert len(frame_lines) % (length + 1) == 0  # the reset frame and one per step
+
+
+def test_render_to_png_writes_a_contact_sheet(capsys, tmp_path):
+    path = tmp_path / "out.png"
+    out, _ = train(capsys, "--render-to", str(path), count=2)
+    assert f"wrote {path}" in out
+    width, height, colour, raw = read_png(path.read_bytes())
+    assert colour == 2 and width > 0 and height > 0
+    assert len(raw) == height * (1 + 3 * width)
+    rows = np.frombuffer(raw, dtype=np.uint8).reshape(height, 1 + 3 * width)
+    assert (rows[:, 0] == 0).all()  # filter byte "None" on every row
+    assert len(np.unique(rows[:, 1:])) > 2  # a picture, not a blank
+
+
+def test_render_to_gif_writes_the_first_episode(capsys, tmp_path):
+    image = pytest.importorskip("PIL.Image")
+    path = tmp_path / "out.gif"
+    out, _ = train(capsys, "--render-to", str(path), count=2)
+    length = episodes(out)[0][1]
+    with image.open(path) as gif:
+        assert gif.format == "GIF"
+        assert gif.n_frames == min(length + 1, 500) > 1
+        assert gif.info.get("loop") == 0
+
+
+def test_png_writer_round_trips_pixels():
+    img = np.random.default_rng(0).integers(0, 256, size=(5, 7, 3), dtype=np.uint8)
+    width, height, _, raw = read_png(png_bytes(img))
+    assert (width, height) == (7, 5)
+    rows = np.frombuffer(raw, dtype=np.uint8).reshape(5, 1 + 21)
+    np.testing.assert_array_equal(rows[:, 1:].reshape(5, 7, 3), img)
+
+
+def test_ansi_uses_half_blocks_with_foreground_top_and_background_bottom():
+    img = np.zeros((2, 1, 3), dtype=np.uint8)
+    img[0, 0] = (255, 0, 0)
+    img[1, 0] = (0, 0, 255)
+    assert to_ansi(img) == "\x1b[38;2;255;0;0m\x1b[48;2;0;0;255m\u2580\x1b[0m"
+    big = np.zeros((400, 600, 3), dtype=np.uint8)
+    lines = to_ansi(big, columns=80).split("\n")
+    assert len(lines) == 27 and all(line.count("\u2580") == 80 for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["train", "random", "--env", "NoSuchGame-v9"], "unknown game"),
+        (["train", "random", "--env", "gym.NoSuchGame-v9"], "cannot make"),
+        (["train", "clever", "--env", "CartPole-v1"], "unknown agent"),
+        (["train", "random", "--env", "CartPole-v1", "--render-to", "x.bmp"], ".gif or .png"),
+        (["bench", "--env", "NoSuchGame-v9"], "unknown game"),
+        (["bench", "--num-envs", "0,8"], "positive"),
+        (["bench", "--num-envs", "1,x"], "integers"),
+    ],
+)
+def test_bad_requests_exit_2_with_one_line(capsys, argv, message, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_usage_errors_exit_2(capsys):
+    code, _, err = run(capsys, "train")
+    assert code == 2 and "usage" in err
+
+
+# -- progress --------------------------------------------------------------------------------------
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_bar_draws_on_a_terminal_and_stays_silent_elsewhere():
+    tty, pipe = Terminal(), io.StringIO()
+    for stream in (tty, pipe):
+        bar = Progress(4, "episodes", stream=stream)
+        bar.update(2, force=True)
+        bar.clear()
+    assert pipe.getvalue() == ""
+    assert "\r" in tty.getvalue() and "2/4" in tty.getvalue()
+    assert tty.getvalue().endswith("\r\x1b[K")
+
+
+# -- bench -----------------------------------------------------------------------------------------
+
+
+def test_bench_prints_a_table_with_a_ratio(capsys):
+    argv = ["bench", "--env", "CartPole-v1", "--num-envs", "1,8", "--steps", "20"]
+    code, out, err = run(capsys, *argv, "--repeats", "1")
+    assert code == 0, err
+    lines = out.splitlines()
+    header = next(line for line in lines if line.startswith("env"))
+    assert header.split()[-1] == "ratio" and "gymnasium" in header
+    rows = [line.split() for line in lines if line.startswith("CartPole-v1 ")]
+    assert [(r[1], r[2]) for r in rows] == [("1", "1"), ("8", "1")]
+    assert all(re.fullmatch(r"[\d.]+x", r[-1]) for r in rows)
+
+
+def test_bench_without_gymnasium_and_with_a_plot(capsys, tmp_path):
+    path = tmp_path / "bench.png"
+    argv = ["bench", "--num-envs", "2", "--steps", "5", "--repeats", "1", "--no-gym"]
+    code, out, err = run(capsys, *argv, "--plot", str(path))
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert code == 2 and "matplotlib" in err
+        return
+    assert code == 0, err
+    row = next(line.split() for line in out.splitlines() if line.startswith("CartPole-v1 "))
+    assert row[-2:] == ["-", "-"]
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# -- the installed script --------------------------------------------------------------------------
+
+
+def test_console_script_and_module_list_the_games():
+    script = shutil.which("vecenv", path=str(Path(sys.executable).parent))
+    if script is None:
+        pytest.skip("the vecenv console script is not installed")
+    for cmd in ([script, "list"], [sys.executable, "-m", "vecenv", "list"]):
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 0, done.stderr
+        assert "cartpole" in done.stdout and "CartPole-v1" in done.stdout

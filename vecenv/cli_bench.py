@@ -1,0 +1,226 @@
+"""``vecenv bench``: env-steps/s of vecenv's vector env beside Gymnasium's, at the same sizes.
+
+Actions are drawn before the clock starts (a pool of batches, cycled), the first calls (compiles,
+first touches) are warm-up, and each figure is the median of a few timed runs. Gymnasium has no
+thread count, so its figure is measured once per N and shared by every thread row.
+"""
+
+import importlib.util
+import itertools
+import math
+import statistics
+import time
+
+import numpy as np
+
+from .cli import CliError, Progress, parse_ints
+from .cli_train import sample
+
+DEFAULT_SECONDS = 0.3
+POOL = 16  # batches of actions cycled through
+WARMUP = 3
+SYNC_ENV_STEPS = 20_000  # bound on a SyncVectorEnv run in --steps mode: it is slow
+CALIBRATE_SECONDS = 0.05
+
+
+def si(x):
+    """A rate with three significant digits and a k/M/G suffix."""
+    if x is None or not math.isfinite(x):
+        return "-"
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if x >= scale:
+            return f"{x / scale:.3g}{suffix}"
+    return f"{x:.3g}"
+
+
+class Target:
+    """One vector env being measured: its step function, a pool of actions, and close."""
+
+    def __init__(self, step, pool, close):
+        self.step, self.pool, self.close = step, pool, close
+
+    def run(self, k):
+        batches = itertools.islice(itertools.cycle(self.pool), k)
+        step = self.step
+        t0 = time.perf_counter()
+        for actions in batches:
+            step(actions)
+        return time.perf_counter() - t0
+
+
+def vector_face_available():
+    return importlib.util.find_spec("vecenv.gym.vector") is not None
+
+
+def make_ours(spec, n, threads, seed):
+    """vecenv at N envs and T threads: its Gymnasium vector env, or the engine until one exists."""
+    rng = np.random.default_rng(seed)
+    if vector_face_available():
+        import gymnasium
+
+        env = gymnasium.make_vec(f"vecenv/{spec.gym['id']}", num_envs=n, num_threads=threads)
+        env.reset(seed=seed)
+        pool = [sample(env.action_space, rng) for _ in range(POOL)]
+        return Target(env.step, pool, env.close)
+    import vecenv
+
+    engine = vecenv.make(spec.name, num_envs=n, seed=seed, num_threads=threads)
+    action = spec.action
+    head = (n,) if spec.num_agents == 1 else (n, spec.num_agents)
+    if action.discrete:
+        lo, hi = int(action.low[0]), int(action.high[0])
+        pool = [rng.integers(lo, hi, size=head, endpoint=True) for _ in range(POOL)]
+    else:
+        lo, hi = action.low.reshape(action.shape), action.high.reshape(action.shape)
+        size = head + action.shape
+        pool = [rng.uniform(lo, hi, size=size).astype(action.dtype) for _ in range(POOL)]
+    return Target(engine.step, pool, lambda: None)
+
+
+def gym_mode(gym_id):
+    """How Gymnasium vectorises ``gym_id``: its own vector env where it has one, else sync."""
+    import gymnasium
+
+    if gym_id not in gymnasium.registry:
+        return None
+    return "vector_entry_point" if gymnasium.spec(gym_id).vector_entry_point else "sync"
+
+
+def make_theirs(gym_id, mode, n, seed):
+    import gymnasium
+
+    env = gymnasium.make_vec(gym_id, num_envs=n, vectorization_mode=mode)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    pool = [sample(env.action_space, rng) for _ in range(POOL)]
+    return Target(env.step, pool, env.close)
+
+
+def measure(target, n, steps, seconds, repeats):
+    """Median env-steps/s of ``repeats`` timed runs of ``steps`` batches (or ``seconds`` each)."""
+    target.run(WARMUP)
+    if steps is None:
+        k = 1
+        while True:
+            elapsed = target.run(k)
+            if elapsed >= CALIBRATE_SECONDS or k >= 1 << 24:
+                break
+            k *= 2
+        steps = max(1, round(k * seconds / max(elapsed, 1e-9)))
+    rates = [n * steps / max(target.run(steps), 1e-12) for _ in range(repeats)]
+    return statistics.median(rates)
+
+
+def check_plot(path):
+    if path is None:
+        return
+    if not path.lower().endswith(".png"):
+        raise CliError(f"--plot wants a .png file, got {path!r}")
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise CliError("--plot needs matplotlib: pip install matplotlib") from None
+
+
+def plot(path, title, ns, ours, theirs, their_label):
+    """A log-log plot of env-steps/s against N: one line per thread count, one for Gymnasium."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6.4, 4.4), layout="constrained")
+    ax = fig.add_subplot()
+    for threads, rates in ours.items():
+        ax.plot(ns, rates, marker="o", label=f"vecenv, {threads} thread{'s' * (threads > 1)}")
+    if theirs:
+        ax.plot(ns, theirs, marker="s", linestyle="--", color="grey", label=their_label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("N (parallel envs)")
+    ax.set_ylabel("env-steps/s")
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.savefig(path, dpi=120)
+
+
+def cmd_bench(args, out):
+    import numba
+
+    from vecenv import registry
+
+    if args.env.startswith("gym."):
+        raise CliError("bench takes one of our games; it measures Gymnasium's own beside it")
+    try:
+        spec = registry.get_spec(args.env)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    gym_id = spec.gym.get("id") or spec.name
+    ns = parse_ints(args.num_envs, "--num-envs")
+    threads = parse_ints(args.threads, "--threads")
+    most = numba.config.NUMBA_NUM_THREADS
+    if max(threads) > most:
+        raise CliError(f"--threads {max(threads)} exceeds the {most} threads numba may use")
+    if args.steps is not None and args.steps < 1:
+        raise CliError(f"--steps must be at least 1, got {args.steps}")
+    if args.seconds is not None and not args.seconds > 0:
+        raise CliError(f"--seconds must be positive, got {args.seconds}")
+    if args.repeats < 1:
+        raise CliError(f"--repeats must be at least 1, got {args.repeats}")
+    check_plot(args.plot)
+    seconds = DEFAULT_SECONDS if args.steps is None and args.seconds is None else args.seconds
+    mode = None if args.no_gym else gym_mode(gym_id)
+
+    if vector_face_available():
+        ours_label = f"gymnasium.make_vec('vecenv/{gym_id}', num_envs=N, num_threads=T)"
+    else:
+        ours_label = f"vecenv.make('{spec.name}', num_envs=N, num_threads=T).step"
+    budget = f"{args.steps} steps" if args.steps is not None else f"{seconds:g} s"
+    print(f"vecenv:    {ours_label}", file=out)
+    if mode is not None:
+        print(f"gymnasium: gymnasium.make_vec('{gym_id}', vectorization_mode='{mode}')", file=out)
+    print(f"random actions, median of {args.repeats} runs of {budget}", file=out)
+
+    w = max(len(gym_id), 3)
+    head = ("env", "N", "threads", "vecenv steps/s", "gymnasium steps/s", "ratio")
+    line = "{:<" + str(w) + "}  {:>7}  {:>7}  {:>14}  {:>17}  {:>7}"
+    print(line.format(*head), file=out, flush=True)
+
+    total = len(ns) * (len(threads) + (mode is not None))
+    progress = Progress(total, "bench")
+    done = 0
+    ours = {t: [] for t in threads}
+    theirs = []
+    for n in ns:
+        theirs_rate = None
+        if mode is not None:
+            progress.update(done, f"gymnasium N={n}", force=True)
+            steps = args.steps
+            if steps is not None and mode == "sync":
+                steps = min(steps, max(WARMUP, SYNC_ENV_STEPS // n))
+            target = make_theirs(gym_id, mode, n, args.seed)
+            try:
+                theirs_rate = measure(target, n, steps, seconds, args.repeats)
+            finally:
+                target.close()
+            theirs.append(theirs_rate)
+            done += 1
+        for t in threads:
+            progress.update(done, f"vecenv N={n} threads={t}", force=True)
+            try:
+                target = make_ours(spec, n, t, args.seed)
+            except ValueError as e:
+                raise CliError(str(e)) from None
+            try:
+                rate = measure(target, n, args.steps, seconds, args.repeats)
+            finally:
+                target.close()
+            ours[t].append(rate)
+            done += 1
+            ratio = f"{rate / theirs_rate:.2f}x" if theirs_rate else "-"
+            progress.clear()
+            print(line.format(gym_id, n, t, si(rate), si(theirs_rate), ratio), file=out, flush=True)
+    progress.clear()
+    if args.plot:
+        label = f"gymnasium ({mode})" if mode else ""
+        plot(args.plot, f"{gym_id}: env-steps/s", ns, ours, theirs if mode else None, label)
+        print(f"wrote {args.plot}", file=out)
+    return 0

@@ -1,0 +1,179 @@
+"""``vecenv train``: play episodes with an agent through a gymnasium.Env and report them.
+
+An agent is a callable ``agent(observation, action_space, np_random) -> action``; ``AGENTS`` maps
+names to agents, so a new one is one function and one entry.
+"""
+
+import time
+import warnings
+
+import numpy as np
+
+from .cli import CliError, Progress, resolve_env
+from .cli_render import TerminalView, recorder_for
+
+DEFAULT_FPS = 30
+
+
+def sample(space, rng):
+    """A uniform random element of a gymnasium space drawn from the generator ``rng``."""
+    from gymnasium import spaces
+
+    if isinstance(space, spaces.Discrete):
+        return np.int64(space.start + rng.integers(space.n))
+    if isinstance(space, spaces.MultiDiscrete):
+        return (space.start + rng.integers(space.nvec)).astype(space.dtype)
+    if isinstance(space, spaces.MultiBinary):
+        return rng.integers(2, size=space.shape).astype(space.dtype)
+    if isinstance(space, spaces.Box):
+        low, high = space.low.astype(np.float64), space.high.astype(np.float64)
+        if np.issubdtype(space.dtype, np.integer):
+            return rng.integers(low, high, endpoint=True).astype(space.dtype)
+        x = rng.normal(size=space.shape)  # unbounded both ways
+        lo, hi = np.isfinite(low), np.isfinite(high)
+        both = lo & hi
+        x[both] = rng.uniform(low[both], high[both])
+        x[lo & ~hi] = low[lo & ~hi] + rng.exponential(size=int((lo & ~hi).sum()))
+        x[hi & ~lo] = high[hi & ~lo] - rng.exponential(size=int((hi & ~lo).sum()))
+        return x.astype(space.dtype)
+    if isinstance(space, spaces.Tuple):
+        return tuple(sample(s, rng) for s in space.spaces)
+    if isinstance(space, spaces.Dict):
+        return {k: sample(s, rng) for k, s in space.spaces.items()}
+    return space.sample()
+
+
+def random_agent(observation, action_space, np_random):
+    return sample(action_space, np_random)
+
+
+AGENTS = {"random": random_agent}
+
+
+# -- environments --------------------------------------------------------------------------------
+
+
+def render_modes(env_id):
+    """The render modes an environment declares: its class's, else a plain instance's."""
+    import gymnasium
+    from gymnasium.envs.registration import load_env_creator
+
+    entry = gymnasium.spec(env_id).entry_point
+    creator = load_env_creator(entry) if isinstance(entry, str) else entry
+    metadata = getattr(creator, "metadata", None)
+    modes = list(metadata.get("render_modes", ())) if isinstance(metadata, dict) else []
+    if not modes:  # metadata set per instance (one class serving several games)
+        env = make_env(env_id)
+        try:
+            modes = list(env.metadata.get("render_modes", ()))
+        finally:
+            env.close()
+    return modes
+
+
+def make_env(env_id, render_mode=None):
+    """``gymnasium.make(env_id)``; a render mode passed here was checked by render_modes."""
+    import gymnasium
+
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*not in the possible render_modes")
+            return gymnasium.make(env_id, render_mode=render_mode)
+    except gymnasium.error.Error as e:
+        raise CliError(f"cannot make {env_id!r}: {e}") from None
+
+
+def choose_render_mode(env_id, terminal, to_file):
+    """rgb_array when the env has it (frames for both); ansi text as the terminal's fallback."""
+    if not (terminal or to_file):
+        return None
+    import gymnasium
+
+    try:
+        modes = render_modes(env_id)
+    except gymnasium.error.Error as e:
+        raise CliError(f"cannot make {env_id!r}: {e}") from None
+    if "rgb_array" in modes:
+        return "rgb_array"
+    if to_file:
+        raise CliError(f"{env_id} has no rgb_array renderer to write frames from")
+    if "ansi" in modes:
+        return "ansi"
+    raise CliError(f"{env_id} has neither an rgb_array nor an ansi renderer")
+
+
+# -- the loop ------------------------------------------------------------------------------------
+
+
+def fmt(x):
+    return f"{x:.2f}"
+
+
+def cmd_train(args, out):
+    agent = AGENTS.get(args.agent)
+    if agent is None:
+        raise CliError(f"unknown agent {args.agent!r}; available: {', '.join(sorted(AGENTS))}")
+    if args.episodes < 1:
+        raise CliError(f"--episodes must be at least 1, got {args.episodes}")
+    env_id, whose = resolve_env(args.env)
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
+    if seed < 0:
+        raise CliError(f"--seed must be non-negative, got {seed}")
+    recorder = recorder_for(args.render_to) if args.render_to else None
+    mode = choose_render_mode(env_id, args.render, args.render_to)
+    env = make_env(env_id, mode)
+    try:
+        fps = env.metadata.get("render_fps") or DEFAULT_FPS
+        view = TerminalView(out, fps) if args.render else None
+        rng = np.random.default_rng(seed)
+        print(f"{env_id} ({whose}), agent {args.agent}, seed {seed}", file=out)
+        progress = Progress(args.episodes, "episodes", enabled=None if view is None else False)
+        returns, lengths = [], []
+        busy, timed = 0.0, -1  # the first step is warm-up (it may compile), not timed
+        for episode in range(args.episodes):
+            record = recorder is not None and episode == 0
+            draw = view is not None or record
+            obs, _ = env.reset(seed=seed if episode == 0 else None)
+            total, steps, done = 0.0, 0, False
+            while True:
+                if draw:
+                    frame = env.render()
+                    if view is not None:
+                        view.show(frame)
+                    if record:
+                        recorder.add(frame)
+                if done:
+                    break
+                t0 = time.perf_counter()
+                action = agent(obs, env.action_space, rng)
+                obs, reward, terminated, truncated, _ = env.step(action)
+                if timed >= 0:
+                    busy += time.perf_counter() - t0
+                timed += 1
+                total += float(reward)
+                steps += 1
+                done = terminated or truncated
+                if not draw and done:
+                    break
+                progress.update(episode, f"{steps} steps")
+            returns.append(total)
+            lengths.append(steps)
+            progress.clear()
+            print(f"episode {episode + 1}: return {fmt(total)}, length {steps}", file=out)
+            if view is not None:
+                view.detach()
+            progress.update(episode + 1, force=True)
+        progress.clear()
+        rate = f"{timed / busy:,.0f}" if busy > 0 else "-"
+        noun = "episode" if len(returns) == 1 else "episodes"
+        print(
+            f"{len(returns)} {noun}: mean return {fmt(np.mean(returns))} "
+            f"(std {fmt(np.std(returns))}), mean length {np.mean(lengths):.1f}, {rate} steps/s",
+            file=out,
+        )
+        if recorder is not None:
+            count = recorder.save(fps)
+            print(f"wrote {args.render_to} ({count} frames of episode 1)", file=out)
+    finally:
+        env.close()
+    return 0

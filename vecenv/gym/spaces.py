@@ -1,0 +1,95 @@
+"""Gymnasium spaces derived from a game's specification."""
+
+from gymnasium import spaces
+
+
+def field_space(field):
+    return spaces.Box(low=field.low, high=field.high, shape=field.shape, dtype=field.dtype)
+
+
+def observation_space(spec):
+    """One field gives its Box; several give a Dict of them (in the spec's order)."""
+    fields = spec.observation
+    if len(fields) == 1:
+        return field_space(fields[0])
+    return spaces.Dict({f.name: field_space(f) for f in fields})
+
+
+def action_space(spec):
+    action = spec.action
+    if action.discrete:
+        low, high = int(action.low[0]), int(action.high[0])
+        return spaces.Discrete(high - low + 1, start=low)
+    return spaces.Box(
+        low=action.low.reshape(action.shape).astype(action.dtype),
+        high=action.high.reshape(action.shape).astype(action.dtype),
+        shape=action.shape,
+        dtype=action.dtype,
+    )
+
+
+def render_metadata(game):
+    """The render modes a game's render module offers, and its frame rate."""
+    from vecenv import registry
+
+    renderer = registry.game_module(game, "render")
+    modes = [m for m in ("rgb_array", "ansi") if renderer is not None and hasattr(renderer, m)]
+    return {"render_modes": modes, "render_fps": registry.get_spec(game).render.get("fps", 30)}
+
+
+def agent_view(engine, buffers):
+    """Views of the engine's observation buffers without the agent axis of one-agent games."""
+    views = {}
+    for field in engine.spec.observation:
+        arr = buffers[field.name]
+        views[field.name] = arr if field.shared else arr.reshape((arr.shape[0],) + field.shape)
+    return views if len(views) > 1 else next(iter(views.values()))
+
+
+def copy_obs(obs):
+    if isinstance(obs, dict):
+        return {k: v.copy() for k, v in obs.items()}
+    return obs.copy()
+
+
+def check_render_mode(render_mode, metadata):
+    if render_mode is not None and render_mode not in metadata["render_modes"]:
+        raise ValueError(
+            f"render_mode must be None or one of {metadata['render_modes']}, got {render_mode!r}"
+        )
+
+
+
+def game_class(base, game, suffix):
+    """A subclass of ``base`` bound to ``game``, carrying the game's metadata at class level.
+
+    gymnasium reads ``metadata`` (render modes) from the class before making an instance, so
+    each game gets its own class; they are made on demand, from the spec, not written per game.
+    """
+    from vecenv import registry
+
+    spec = registry.get_spec(game)
+    stem = spec.gym.get("id", spec.name).split("-v")[0].replace("/", "")
+    attrs = {
+        "metadata": dict(base.metadata, **render_metadata(spec.name)),
+        "game": spec.name,
+        "__module__": base.__module__,
+        "__doc__": f"{spec.title}: {base.__doc__}",
+    }
+    return type(f"{stem}{suffix}", (base,), attrs)
+
+
+def class_lookup(base, suffix):
+    """A module ``__getattr__`` resolving a game's name to its (cached) class."""
+    cache = {}
+
+    def lookup(name):
+        from vecenv import registry
+
+        if name.startswith("__") or name not in registry.specs():
+            raise AttributeError(name)
+        if name not in cache:
+            cache[name] = game_class(base, name, suffix)
+        return cache[name]
+
+    return lookup

@@ -1,0 +1,148 @@
+"""``gymnasium.vector.VectorEnv`` over the engine (``gymnasium.make_vec("vecenv/CartPole-v1")``)."""
+
+import gymnasium
+import numpy as np
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from vecenv.engine import Engine
+from vecenv.engine import autoreset_mode as autoreset_mode_of
+
+from . import spaces
+
+
+class GameVectorEnv(gymnasium.vector.VectorEnv):
+    """N episodes of a game as one ``VectorEnv``, stepped by one compiled call.
+
+    Args:
+        game: the game (set by the registration).
+        num_envs: N.
+        max_episode_steps: the time limit (gymnasium passes the registered one).
+        render_mode: None, "rgb_array" or "ansi" (where the game has text frames).
+        num_threads: threads for N >= 1024; trajectories never depend on it.
+        autoreset_mode: an ``AutoresetMode`` or its value; NEXT_STEP by default, as gymnasium.
+        copy: return fresh arrays from ``reset``/``step`` (True, as gymnasium's vector envs) or
+            views of buffers that the next call overwrites (False, saves a copy per call).
+        seed: the seed used until ``reset(seed=...)`` gives another.
+        **configuration: the game's configuration.
+    """
+
+    metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
+    game = None  # set by the per-game subclasses that the registration names
+
+    def __init__(self, game=None, num_envs=1, max_episode_steps=None, render_mode=None,
+                 num_threads=1, autoreset_mode=AutoresetMode.NEXT_STEP, copy=True, seed=None,
+                 **configuration):
+        game = game or self.game
+        if game is None:
+            raise ValueError("GameVectorEnv needs a game")
+        mode = autoreset_mode_name = autoreset_mode_of(autoreset_mode)
+        self._engine = Engine(game, num_envs=num_envs, seed=seed, num_threads=num_threads,
+                              autoreset=mode, max_episode_steps=max_episode_steps,
+                              **configuration)
+        engine = self._engine
+        if engine.num_agents != 1:
+            raise ValueError(f"{engine.name} is played by {engine.num_agents} agents; "
+                             "this VectorEnv needs a one-agent game")
+        self.num_envs = engine.num_envs
+        self.metadata = dict(spaces.render_metadata(engine.name),
+                             autoreset_mode=_GYM_MODES[autoreset_mode_name])
+        spaces.check_render_mode(render_mode, self.metadata)
+        self.render_mode = render_mode
+        self.copy = bool(copy)
+        self.single_observation_space = spaces.observation_space(engine.spec)
+        self.single_action_space = spaces.action_space(engine.spec)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._obs = spaces.agent_view(engine, engine.obs)
+        self._final_obs = (spaces.agent_view(engine, engine.final_obs)
+                           if engine.final_obs is not None else None)
+        self._rewards = engine.rewards.reshape(self.num_envs)
+        self._terminated = engine.terminated
+        self._truncated = engine.truncated
+        action = engine.spec.action
+        self._act_dtype = action.kernel_dtype
+        self._act_shape = (self.num_envs,) + action.shape
+        self._act_flat = (self.num_envs, action.width)
+
+    @property
+    def engine(self):
+        """The underlying engine."""
+        return self._engine
+
+    @property
+    def num_threads(self):
+        return self._engine.num_threads
+
+    def reset(self, *, seed=None, options=None):
+        """Reset all episodes, or those of ``options["reset_mask"]`` (a bool array of N)."""
+        mask = None
+        if options is not None and "reset_mask" in options:
+            mask = options["reset_mask"]
+            if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ \
+                    or mask.shape != (self.num_envs,):
+                raise ValueError(f"reset_mask must be a bool array of shape ({self.num_envs},)")
+        if seed is not None:
+            self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(
+                seed if isinstance(seed, int) else None)
+        self._engine.reset(seed=seed, mask=mask)
+        return self._out(self._obs), {}
+
+    def _out(self, arr):
+        return spaces.copy_obs(arr) if self.copy else arr
+
+    def step(self, actions):
+        a = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
+        if a.dtype == self._act_dtype and a.shape == self._act_shape and a.flags.c_contiguous:
+            flat = a.reshape(self._act_flat)
+        else:
+            flat = self._engine._actions(a)  # full checks and conversion
+        self._engine.step_flat(flat)
+        infos = {}
+        if self._final_obs is not None:
+            done = self._terminated | self._truncated
+            if done.any():
+                infos = self._final_infos(done)
+        if self.copy:
+            return (spaces.copy_obs(self._obs), self._rewards.copy(), self._terminated.copy(),
+                    self._truncated.copy(), infos)
+        return self._obs, self._rewards, self._terminated, self._truncated, infos
+
+    def _final_infos(self, done):
+        """Same-step autoreset's infos, laid out as gymnasium's ``_add_info`` lays them."""
+        final = np.full(self.num_envs, None, dtype=object)
+        fobs = self._final_obs
+        for i in np.flatnonzero(done):
+            final[i] = ({k: v[i].copy() for k, v in fobs.items()} if isinstance(fobs, dict)
+                        else fobs[i].copy())
+        return {"final_obs": final, "_final_obs": done.copy(), "final_info": {},
+                "_final_info": done.copy()}
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        return tuple(self._engine.render(i, self.render_mode) for i in range(self.num_envs))
+
+    def get_state(self, idx=None):
+        """Copies of the state records (all, one or a selection); see ``Engine.get_state``."""
+        return self._engine.get_state(idx)
+
+    def set_state(self, state, idx=None):
+        """Restore records from ``get_state``; a bad one raises ValueError, changing nothing."""
+        self._engine.set_state(state, idx)
+
+    def __repr__(self):
+        return (f"GameVectorEnv({self._engine.name!r}, num_envs={self.num_envs}, "
+                f"autoreset_mode={self.metadata['autoreset_mode']}, "
+                f"num_threads={self.num_threads})")
+
+
+_GYM_MODES = {
+    "next_step": AutoresetMode.NEXT_STEP,
+    "same_step": AutoresetMode.SAME_STEP,
+    "disabled": AutoresetMode.DISABLED,
+}
+
+# ``vecenv.gym.vector.<game>`` is that game's VectorEnv class (the registered entry point).
+__getattr__ = spaces.class_lookup(GameVectorEnv, "VectorEnv")
