@@ -65,8 +65,15 @@ def engine_action_rows(engine, calls, seed=0):
     high = np.asarray(action.high, dtype=np.float64).reshape(action.shape)
     if action.discrete:
         low, high = int(low.min()), int(high.max())
-    return action_rows(calls, engine.num_envs, seed, discrete=action.discrete, low=low,
-                       high=high, shape=action.shape)
+    return action_rows(
+        calls,
+        engine.num_envs,
+        seed,
+        discrete=action.discrete,
+        low=low,
+        high=high,
+        shape=action.shape,
+    )
 
 
 def make_engine(game, num_envs, num_threads, **kwargs):

@@ -36,27 +36,33 @@ def _declare():
             report.label((gym_id, N, t, "vecenv"), f"vecenv T={t}")
             report.label((gym_id, N, t, "envpool"), f"envpool T={t}")
     for gym_id in PEER_GAMES:
-        for t, target in zip(THREADS, TARGETS[gym_id]):
-            report.compare(SECTION, f"{gym_id} T={t}", (gym_id, N, t, "vecenv"),
-                           (gym_id, N, t, "envpool"), target=target,
-                           target_text=f"target >= {target:g}x")
+        for t, target in zip(THREADS, TARGETS[gym_id], strict=True):
+            report.compare(
+                SECTION,
+                f"{gym_id} T={t}",
+                (gym_id, N, t, "vecenv"),
+                (gym_id, N, t, "envpool"),
+                target=target,
+                target_text=f"target >= {target:g}x",
+            )
     for gym_id in PEER_GAMES + OTHER_GAMES:
-        report.compare(SECTION, f"{gym_id} threads", (gym_id, N, 2, "vecenv"),
-                       (gym_id, N, 1, "vecenv"))
+        report.compare(
+            SECTION, f"{gym_id} threads", (gym_id, N, 2, "vecenv"), (gym_id, N, 1, "vecenv")
+        )
 
 
 _declare()
 
 
-@pytest.mark.parametrize("threads", THREADS)
-@pytest.mark.parametrize("gym_id", PEER_GAMES + OTHER_GAMES)
-def test_engine_step(benchmark, gym_id, threads):
-    benchmark.group = f"{gym_id} N={N}"
-    game = require_game(gym_id)
-    engine = make_engine(game, N, threads)
-    calls = calls_per_round(N)
-    run_rounds(benchmark, step_round(engine.step, engine_action_rows(engine, calls)))
-    report.record(benchmark, (gym_id, N, threads, "vecenv"), calls, N, threads=threads)
+def _cases():
+    """(game, T, impl) grouped by game and T so each ratio's figures are taken close in time."""
+    cases = []
+    for gym_id in PEER_GAMES + OTHER_GAMES:
+        for t in THREADS:
+            cases.append((gym_id, t, "vecenv"))
+            if gym_id in PEER_GAMES:
+                cases.append((gym_id, t, "envpool"))
+    return [pytest.param(*c, id=f"{c[0]}-{c[2]}-T={c[1]}") for c in cases]
 
 
 def _envpool_actions(env, calls):
@@ -68,18 +74,23 @@ def _envpool_actions(env, calls):
     return list(acts.astype(np.float32))
 
 
-@pytest.mark.parametrize("threads", THREADS)
-@pytest.mark.parametrize("gym_id", PEER_GAMES)
-def test_envpool_step(benchmark, gym_id, threads):
+@pytest.mark.parametrize(("gym_id", "threads", "impl"), _cases())
+def test_classic_step(benchmark, gym_id, threads, impl):
     benchmark.group = f"{gym_id} N={N}"
-    envpool = envpool_module()
-    env = envpool.make(gym_id, env_type="gymnasium", num_envs=N, batch_size=N,
-                       num_threads=threads, seed=0)
-    env.reset()
-    # EnvPool steps are slow: fewer calls per round keep a round at a few ms.
-    calls = max(1, calls_per_round(N) // 16)
-    rows = _envpool_actions(env, calls)
-    env.step(rows[0])
-    run_rounds(benchmark, step_round(env.step, rows))
-    env.close()
-    report.record(benchmark, (gym_id, N, threads, "envpool"), calls, N, threads=threads)
+    if impl == "vecenv":
+        engine = make_engine(require_game(gym_id), N, threads)
+        calls = calls_per_round(N)
+        run_rounds(benchmark, step_round(engine.step, engine_action_rows(engine, calls)))
+    else:
+        envpool = envpool_module()
+        env = envpool.make(
+            gym_id, env_type="gymnasium", num_envs=N, batch_size=N, num_threads=threads, seed=0
+        )
+        env.reset()
+        # EnvPool steps are slow: fewer calls per round keep a round at a few ms.
+        calls = max(1, calls_per_round(N) // 16)
+        rows = _envpool_actions(env, calls)
+        env.step(rows[0])
+        run_rounds(benchmark, step_round(env.step, rows))
+        env.close()
+    report.record(benchmark, (gym_id, N, threads, impl), calls, N, threads=threads, impl=impl)

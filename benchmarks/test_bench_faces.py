@@ -1,8 +1,8 @@
 """The Gymnasium face against the engine under it, and against gymnasium's own CartPole.
 
-- VectorEnv: ``gymnasium.make_vec("vecenv/CartPole-v1", num_envs=N, num_threads=T)`` (fresh arrays
-  per call, gymnasium's default; also ``copy=False`` at N = 4096) against ``vecenv.make`` at the same
-  N and T, and against gymnasium's numpy CartPoleVectorEnv.
+- VectorEnv: ``gymnasium.make_vec("vecenv/CartPole-v1", num_envs=N, num_threads=T)`` (fresh
+  arrays per call, gymnasium's default; also ``copy=False`` at N = 4096) against ``vecenv.make`` at
+  the same N and T, and against gymnasium's numpy CartPoleVectorEnv.
 - Env: ``gymnasium.make("vecenv/CartPole-v1")`` against ``gymnasium.make("CartPole-v1")``, one
   ``step`` per call and a ``reset`` whenever an episode ends, both with gymnasium's wrappers.
 
@@ -38,67 +38,87 @@ def _declare():
     for n, t in CASES:
         title = f"CartPole N={n} T={t}"
         budget, text = (0.10, "budget <= 10%") if n == 4096 else (None, "")
-        report.compare(SECTION, title, ("face", n, t, "face"), ("face", n, t, "vecenv"),
-                       kind="overhead", target=budget, target_text=text)
+        report.compare(
+            SECTION,
+            title,
+            ("face", n, t, "face"),
+            ("face", n, t, "vecenv"),
+            kind="overhead",
+            target=budget,
+            target_text=text,
+        )
         if n == 4096:
-            report.compare(SECTION, title, ("face", n, t, "face-nocopy"),
-                           ("face", n, t, "vecenv"), kind="overhead")
+            report.compare(
+                SECTION,
+                title,
+                ("face", n, t, "face-nocopy"),
+                ("face", n, t, "vecenv"),
+                kind="overhead",
+            )
         target = {64: (8.0, "target >= 8x"), 4096: (2.0, "target >= 2x")}[n]
-        report.compare(SECTION, title, ("face", n, t, "face"), ("face", n, None, "gymnasium"),
-                       target=target[0], target_text=target[1])
+        report.compare(
+            SECTION,
+            title,
+            ("face", n, t, "face"),
+            ("face", n, None, "gymnasium"),
+            target=target[0],
+            target_text=target[1],
+        )
     report.label(("single", "face"), 'gymnasium.make("vecenv/CartPole-v1")')
     report.label(("single", "gymnasium"), 'gymnasium.make("CartPole-v1")')
-    report.compare(SECTION, "CartPole single Env", ("single", "face"), ("single", "gymnasium"),
-                   target=1.5, target_text="target >= 1.5x")
+    report.compare(
+        SECTION,
+        "CartPole single Env",
+        ("single", "face"),
+        ("single", "gymnasium"),
+        target=1.5,
+        target_text="target >= 1.5x",
+    )
 
 
 _declare()
 
 
-def _face_vector(n, threads, **kwargs):
+def _vector_cases():
+    """(N, T, impl) grouped by (N, T) so each comparison's figures are taken close in time."""
+    cases = []
+    for n, t in CASES:
+        if (n, None, "gymnasium") not in cases:
+            cases.append((n, None, "gymnasium"))
+        cases += [(n, t, "vecenv"), (n, t, "face")]
+        if n == 4096:
+            cases.append((n, t, "face-nocopy"))
+    return [pytest.param(*c, id=f"N={c[0]}-{c[2]}" + (f"-T={c[1]}" if c[1] else "")) for c in cases]
+
+
+def _make(n, threads, impl):
+    if impl == "vecenv":
+        return make_engine("cartpole", n, threads).step
+    if impl == "gymnasium":
+        env = gymnasium.make_vec("CartPole-v1", num_envs=n, vectorization_mode="vector_entry_point")
+        env.reset(seed=0)
+        return env.step
     require_gym_face("vector")
-    env = gymnasium.make_vec("vecenv/CartPole-v1", num_envs=n, num_threads=threads,
-                             vectorization_mode="vector_entry_point", **kwargs)
+    kwargs = {"copy": False} if impl == "face-nocopy" else {}
+    env = gymnasium.make_vec(
+        "vecenv/CartPole-v1",
+        num_envs=n,
+        num_threads=threads,
+        vectorization_mode="vector_entry_point",
+        **kwargs,
+    )
     env.reset(seed=0)
     env.step(np.zeros(n, dtype=np.int64))  # compile or load the kernels
-    return env
+    return env.step
 
 
-@pytest.mark.parametrize(("n", "threads"), CASES)
-def test_engine(benchmark, n, threads):
-    benchmark.group = f"face N={n} T={threads}"
-    engine = make_engine("cartpole", n, threads)
+@pytest.mark.parametrize(("n", "threads", "impl"), _vector_cases())
+def test_vector_step(benchmark, n, threads, impl):
+    benchmark.group = f"face N={n}"
+    step = _make(n, threads, impl)
     calls = calls_per_round(n)
-    run_rounds(benchmark, step_round(engine.step, action_rows(calls, n)))
-    report.record(benchmark, ("face", n, threads, "vecenv"), calls, n, threads=threads)
-
-
-@pytest.mark.parametrize(("n", "threads"), CASES)
-def test_vector_face(benchmark, n, threads):
-    benchmark.group = f"face N={n} T={threads}"
-    env = _face_vector(n, threads)
-    calls = calls_per_round(n)
-    run_rounds(benchmark, step_round(env.step, action_rows(calls, n)))
-    report.record(benchmark, ("face", n, threads, "face"), calls, n, threads=threads)
-
-
-@pytest.mark.parametrize(("n", "threads"), [c for c in CASES if c[0] == 4096])
-def test_vector_face_nocopy(benchmark, n, threads):
-    benchmark.group = f"face N={n} T={threads}"
-    env = _face_vector(n, threads, copy=False)
-    calls = calls_per_round(n)
-    run_rounds(benchmark, step_round(env.step, action_rows(calls, n)))
-    report.record(benchmark, ("face", n, threads, "face-nocopy"), calls, n, threads=threads)
-
-
-@pytest.mark.parametrize("n", sorted({n for n, _ in CASES}))
-def test_gymnasium_vector(benchmark, n):
-    benchmark.group = f"face N={n} T=1"
-    env = gymnasium.make_vec("CartPole-v1", num_envs=n, vectorization_mode="vector_entry_point")
-    env.reset(seed=0)
-    calls = calls_per_round(n)
-    run_rounds(benchmark, step_round(env.step, action_rows(calls, n)))
-    report.record(benchmark, ("face", n, None, "gymnasium"), calls, n, threads=1)
+    run_rounds(benchmark, step_round(step, action_rows(calls, n)))
+    report.record(benchmark, ("face", n, threads, impl), calls, n, threads=threads or 1, impl=impl)
 
 
 def _single_round(env, actions):

@@ -39,8 +39,9 @@ print(json.dumps({"import_s": t1 - t0, "make_s": t2 - t1, "step_s": t3 - t2, "to
 
 def _run(game, env):
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", SCRIPT, game], env=env, capture_output=True,
-                         text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT, game], env=env, capture_output=True, text=True, timeout=300
+    )
     wall = time.perf_counter() - start
     if out.returncode != 0:
         pytest.fail(f"{game} start failed:\n{out.stderr[-2000:]}", pytrace=False)
@@ -57,16 +58,24 @@ def test_cold_and_warm_start(benchmark, gym_id):
 
     def cold_then_warm():
         with tempfile.TemporaryDirectory(prefix="vecenv-bench-") as root:
-            env = dict(os.environ, VECENV_CACHE_DIR=os.path.join(root, "vecenv"),
-                       NUMBA_CACHE_DIR=os.path.join(root, "numba"))
+            env = dict(
+                os.environ,
+                VECENV_CACHE_DIR=os.path.join(root, "vecenv"),
+                NUMBA_CACHE_DIR=os.path.join(root, "numba"),
+            )
             figures["cold"] = _run(game, env)
             figures["warm"] = _run(game, env)
 
     benchmark.pedantic(cold_then_warm, rounds=1, iterations=1)
     cold, warm = figures["cold"], figures["warm"]
-    info = {"cold_s": cold["total_s"], "warm_s": warm["total_s"],
-            "cold_wall_s": cold["wall_s"], "warm_wall_s": warm["wall_s"],
-            "budget_cold_s": 5.0, "budget_warm_s": 1.0}
+    info = {
+        "cold_s": cold["total_s"],
+        "warm_s": warm["total_s"],
+        "cold_wall_s": cold["wall_s"],
+        "warm_wall_s": warm["wall_s"],
+        "budget_cold_s": 5.0,
+        "budget_warm_s": 1.0,
+    }
     for name, fig in (("cold", cold), ("warm", warm)):
         for part in ("import", "make", "step"):
             info[f"{name}_{part}_s"] = fig[f"{part}_s"]

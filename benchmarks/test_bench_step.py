@@ -39,12 +39,24 @@ def _declare():
         for t in THREADS:
             title = f"CartPole N={n} T={t}"
             target, text = (2.0, "target >= 2x") if n == 4096 else (None, "")
-            report.compare(SECTION, title, ("cartpole", n, t, "vecenv"),
-                           ("cartpole", n, None, "gymnasium"), target=target, target_text=text)
+            report.compare(
+                SECTION,
+                title,
+                ("cartpole", n, t, "vecenv"),
+                ("cartpole", n, None, "gymnasium"),
+                target=target,
+                target_text=text,
+            )
             budget, text = (0.20, "budget <= 20%") if n == 4096 else (None, "")
-            report.compare(SECTION, title, ("cartpole", n, t, "vecenv"),
-                           ("cartpole", n, t, "handwritten"), kind="overhead", target=budget,
-                           target_text=text)
+            report.compare(
+                SECTION,
+                title,
+                ("cartpole", n, t, "vecenv"),
+                ("cartpole", n, t, "handwritten"),
+                kind="overhead",
+                target=budget,
+                target_text=text,
+            )
     threads = "CartPole threads (2 vs 1)"
     for n in NS:
         if n in SMALL_NS:
@@ -53,64 +65,62 @@ def _declare():
             target, text = 1.7, "target >= 1.7x"
         else:
             target, text = None, ""
-        report.compare(threads, f"CartPole N={n}", ("cartpole", n, 2, "vecenv"),
-                       ("cartpole", n, 1, "vecenv"), target=target, target_text=text)
-        report.compare(threads, f"CartPole N={n}", ("cartpole", n, 2, "handwritten"),
-                       ("cartpole", n, 1, "handwritten"))
+        report.compare(
+            threads,
+            f"CartPole N={n}",
+            ("cartpole", n, 2, "vecenv"),
+            ("cartpole", n, 1, "vecenv"),
+            target=target,
+            target_text=text,
+        )
+        report.compare(
+            threads,
+            f"CartPole N={n}",
+            ("cartpole", n, 2, "handwritten"),
+            ("cartpole", n, 1, "handwritten"),
+        )
     for n in SMALL_NS:
-        report.compare(threads, f"CartPole N={n} prange cost", ("cartpole", n, 2,
-                       "handwritten-prange"), ("cartpole", n, 1, "handwritten"))
+        report.compare(
+            threads,
+            f"CartPole N={n} prange cost",
+            ("cartpole", n, 2, "handwritten-prange"),
+            ("cartpole", n, 1, "handwritten"),
+        )
 
 
 _declare()
 
 
-@pytest.mark.parametrize("n", NS)
-@pytest.mark.parametrize("threads", THREADS)
-def test_engine_step(benchmark, n, threads):
-    benchmark.group = f"cartpole-step N={n}"
-    engine = make_engine("cartpole", n, threads)
-    calls = calls_per_round(n)
-    rows = action_rows(calls, n)
-    run_rounds(benchmark, step_round(engine.step, rows))
-    report.record(benchmark, ("cartpole", n, threads, "vecenv"), calls, n, threads=threads,
-                  impl="vecenv")
+def _cases():
+    """Every (N, T, impl), grouped by N: the two sides of a comparison are timed close together."""
+    cases = []
+    for n in NS:
+        cases.append((n, None, "gymnasium"))
+        for t in THREADS:
+            cases += [(n, t, "vecenv"), (n, t, "handwritten")]
+        if n in SMALL_NS:
+            cases.append((n, 2, "handwritten-prange"))
+    return [pytest.param(*c, id=f"N={c[0]}-{c[2]}" + (f"-T={c[1]}" if c[1] else "")) for c in cases]
 
 
-@pytest.mark.parametrize("n", NS)
-@pytest.mark.parametrize("threads", THREADS)
-def test_handwritten_step(benchmark, n, threads):
-    benchmark.group = f"cartpole-step N={n}"
-    parallel = threads > 1 and n >= PARALLEL_MIN_ENVS
+def _make(n, threads, impl):
+    if impl == "vecenv":
+        return make_engine("cartpole", n, threads).step
+    if impl == "gymnasium":
+        env = gymnasium.make_vec("CartPole-v1", num_envs=n, vectorization_mode="vector_entry_point")
+        env.reset(seed=0)
+        return env.step
+    parallel = impl == "handwritten-prange" or (threads > 1 and n >= PARALLEL_MIN_ENVS)
     set_threads(threads)
-    env = HandwrittenCartPole(n, parallel=parallel)
-    calls = calls_per_round(n)
-    rows = action_rows(calls, n)
-    run_rounds(benchmark, step_round(env.step, rows))
-    report.record(benchmark, ("cartpole", n, threads, "handwritten"), calls, n, threads=threads,
-                  impl="handwritten-prange" if parallel else "handwritten-serial")
+    return HandwrittenCartPole(n, parallel=parallel).step
 
 
-@pytest.mark.parametrize("n", SMALL_NS)
-def test_handwritten_prange_small(benchmark, n):
+@pytest.mark.parametrize(("n", "threads", "impl"), _cases())
+def test_cartpole_step(benchmark, n, threads, impl):
     benchmark.group = f"cartpole-step N={n}"
-    set_threads(2)
-    env = HandwrittenCartPole(n, parallel=True)
+    step = _make(n, threads, impl)
     calls = calls_per_round(n)
-    rows = action_rows(calls, n)
-    run_rounds(benchmark, step_round(env.step, rows))
-    report.record(benchmark, ("cartpole", n, 2, "handwritten-prange"), calls, n, threads=2,
-                  impl="handwritten-prange")
-
-
-@pytest.mark.parametrize("n", NS)
-def test_gymnasium_vector_step(benchmark, n):
-    benchmark.group = f"cartpole-step N={n}"
-    env = gymnasium.make_vec("CartPole-v1", num_envs=n, vectorization_mode="vector_entry_point")
-    env.reset(seed=0)
-    calls = calls_per_round(n)
-    rows = action_rows(calls, n)
-    run_rounds(benchmark, step_round(env.step, rows))
-    env.close()
-    report.record(benchmark, ("cartpole", n, None, "gymnasium"), calls, n, threads=1,
-                  impl="gymnasium CartPoleVectorEnv")
+    run_rounds(benchmark, step_round(step, action_rows(calls, n)))
+    report.record(
+        benchmark, ("cartpole", n, threads, impl), calls, n, threads=threads or 1, impl=impl
+    )

@@ -66,7 +66,13 @@ def driver_source(rules_module, action_discrete):
     )
     return (
         f"# Generated from vecenv/kernels/drivers.py for {name}; do not edit.\n"
-        + head + _BEGIN + bindings + _END + tail + "\n\n" + _parallel_variant(template)
+        + head
+        + _BEGIN
+        + bindings
+        + _END
+        + tail
+        + "\n\n"
+        + _parallel_variant(template)
     )
 
 
@@ -74,8 +80,13 @@ def load_drivers(game, rules_module, action_discrete):
     """Import (writing it first if needed) the generated driver module of ``game``."""
     source = driver_source(rules_module, action_discrete)
     digest = hashlib.sha256()
-    for text in (source, inspect.getsource(rules_module), inspect.getsource(rng),
-                 inspect.getsource(state), numba.__version__):
+    for text in (
+        source,
+        inspect.getsource(rules_module),
+        inspect.getsource(rng),
+        inspect.getsource(state),
+        numba.__version__,
+    ):
         digest.update(text.encode())
     modname = f"vecenv_drivers_{game}_{digest.hexdigest()[:16]}"
     if modname in sys.modules:

@@ -11,12 +11,15 @@ numpy's inf/nan semantics, as the reference implementations do):
 - ``reset(s, cfg)``: start an episode, drawing from ``s.rng`` only;
 - ``step(s, cfg, actions, rewards) -> int``: apply this episode's flat action row, write one reward
   per agent, return 0 while running and non-zero when the episode terminates;
-- ``observe(s, cfg, obs, i)``: write episode ``i``'s observation into each array of the tuple ``obs``.
+- ``observe(s, cfg, obs, i)``: write episode ``i``'s observation into the arrays of tuple ``obs``.
+Beside them ``rules.py`` declares ``FIELDS`` (the state's fields after the engine's header, or a
+function of the configuration returning them) and may declare ``STATE_BOUNDS`` ({field: (lo, hi)})
+and ``check_state(records, config) -> message or None``, which ``set_state`` uses to refuse
+records the rules cannot run.
 """
 
 import numba as nb
 import numpy as np
-
 from vecenv.kernels.state import DISABLED, SAME_STEP, TERMINATED, TRUNCATED
 
 # >>> bindings
@@ -69,8 +72,20 @@ def first_bad_action(actions, low, high):
 
 # >>> step
 @nb.njit(cache=True, error_model="numpy")
-def step(states, cfgs, actions, low, high, rewards, terminated, truncated, obs, final_obs, mode,
-         max_steps):
+def step(
+    states,
+    cfgs,
+    actions,
+    low,
+    high,
+    rewards,
+    terminated,
+    truncated,
+    obs,
+    final_obs,
+    mode,
+    max_steps,
+):
     """Validate every action row, then advance every episode; returns -1 or the first bad index.
 
     The generated module also holds ``step_parallel``: this function with ``parallel=True`` and
@@ -110,4 +125,6 @@ def step(states, cfgs, actions, low, high, rewards, terminated, truncated, obs, 
                 continue
         game_observe(s, cfg, obs, i)
     return -1
+
+
 # <<< step

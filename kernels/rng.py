@@ -65,5 +65,5 @@ def uniform_range(s, low, high):
 
 @nb.njit(cache=True, inline="always")
 def integer(s, n):
-    """A uniform integer in [0, n) for 0 < n <= 2**32 (multiply-shift, no modulo bias worth noting)."""
+    """A uniform integer in [0, n) for 0 < n <= 2**32 (multiply-shift, unbiased enough)."""
     return np.int64((next_u64(s) >> np.uint64(32)) * np.uint64(n) >> np.uint64(32))

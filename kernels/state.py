@@ -2,7 +2,7 @@
 
 The engine owns these fields; a game's rules own the rest:
 - ``rng``: the episode's random stream (see ``rng.py``),
-- ``step``: steps taken in the current episode (for time limits and rules that score on the last step),
+- ``step``: steps taken in the current episode (for time limits, and rules scoring the last step),
 - ``done``: why the episode ended at its last step (0 running, bit 0 terminated, bit 1 truncated);
   next-step autoreset resets an episode whose ``done`` is set, disabled autoreset freezes it.
 """
@@ -23,6 +23,7 @@ def state_dtype(fields):
     if clash:
         raise ValueError(f"state fields {sorted(clash)} are reserved by the engine header")
     return np.dtype(HEADER + list(fields), align=True)
+
 
 # Autoreset modes, as gymnasium's AutoresetMode.
 NEXT_STEP = 0

@@ -14,7 +14,8 @@ import pytest
 
 from vecenv import registry
 from vecenv.cli import Progress, faces, main
-from vecenv.cli_render import png_bytes, to_ansi
+from vecenv.cli_render import TerminalView, png_bytes, to_ansi
+from vecenv.cli_train import random_agent
 
 EPISODE = re.compile(r"^episode (\d+): return (-?[\d.]+), length (\d+)$")
 
@@ -106,6 +107,32 @@ def test_gymnasiums_own_env_runs_through_the_same_loop(capsys):
     found = episodes(out)
     assert len(found) == 3 and all(ret == length for ret, length in found)
     assert found == episodes(train(capsys, env="gym.CartPole-v1", count=3)[0])
+
+
+def test_continuous_actions_run_through_the_same_loop(capsys):
+    out, _ = train(capsys, env="gym.Pendulum-v1", count=1)
+    ((ret, length),) = episodes(out)
+    assert length == 200 and ret < 0
+
+
+def test_random_agent_samples_every_kind_of_space():
+    from gymnasium import spaces
+
+    rng = np.random.default_rng(0)
+    inf = np.inf
+    cases = [
+        spaces.Discrete(3, start=-1),
+        spaces.Box(-2.0, 2.0, (2,), np.float32),
+        spaces.Box(np.array([-1.0, -inf, 0.0, -inf]), np.array([1.0, inf, inf, 5.0]), dtype=float),
+        spaces.Box(0, 3, (2,), np.int64),
+        spaces.MultiDiscrete([2, 5]),
+        spaces.MultiBinary(4),
+        spaces.Tuple([spaces.Discrete(2), spaces.Box(0.0, 1.0, (1,))]),
+        spaces.Dict({"a": spaces.Discrete(2)}),
+    ]
+    for space in cases:
+        draws = [random_agent(None, space, rng) for _ in range(50)]
+        assert all(space.contains(x) for x in draws), space
 
 
 def test_render_prints_ansi_frames(capsys):
@@ -200,6 +227,19 @@ def test_progress_bar_draws_on_a_terminal_and_stays_silent_elsewhere():
     assert pipe.getvalue() == ""
     assert "\r" in tty.getvalue() and "2/4" in tty.getvalue()
     assert tty.getvalue().endswith("\r\x1b[K")
+
+
+def test_terminal_view_redraws_in_place_on_a_terminal():
+    tty = Terminal()
+    view = TerminalView(tty, fps=0)  # no pacing
+    view.show("ab\ncd\n")
+    view.show(np.zeros((4, 2, 3), dtype=np.uint8))
+    first, second = tty.getvalue().split("\x1b[2A")  # up over the two lines of the text frame
+    assert first == "ab\x1b[K\ncd\x1b[K\n"
+    assert second.count("\u2580") == 4 and second.endswith("\x1b[K\n")
+    view.detach()
+    view.show("x")
+    assert tty.getvalue().endswith("\x1b[0m\x1b[K\nx\x1b[K\n")  # drawn below, not over
 
 
 # -- bench -----------------------------------------------------------------------------------------

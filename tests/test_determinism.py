@@ -11,8 +11,14 @@ from .test_engine import random_actions
 
 
 def rollout(game, num_envs, num_threads, steps, seed=123, action_seed=7, autoreset="next_step"):
-    e = vecenv.make(game, num_envs=num_envs, seed=seed, num_threads=num_threads,
-                    autoreset=autoreset, episodeSteps=50)
+    e = vecenv.make(
+        game,
+        num_envs=num_envs,
+        seed=seed,
+        num_threads=num_threads,
+        autoreset=autoreset,
+        episodeSteps=50,
+    )
     rng = np.random.default_rng(action_seed)
     # Actions drawn for the largest batch, so every batch size sees the same per-episode actions.
     width = PARALLEL_MIN_ENVS * 2
@@ -20,8 +26,15 @@ def rollout(game, num_envs, num_threads, steps, seed=123, action_seed=7, autores
     for _ in range(steps):
         full = random_actions(e, rng, width)
         obs, rewards, terminated, truncated = e.step(full[:num_envs])
-        trace.append((obs[e.spec.observation[0].name].copy(), rewards.copy(),
-                      terminated.copy(), truncated.copy(), e.get_state()))
+        trace.append(
+            (
+                obs[e.spec.observation[0].name].copy(),
+                rewards.copy(),
+                terminated.copy(),
+                truncated.copy(),
+                e.get_state(),
+            )
+        )
     return trace
 
 
@@ -30,8 +43,8 @@ def test_one_and_two_threads_are_bit_identical(game):
     n = PARALLEL_MIN_ENVS + 3  # large enough to take the parallel loop
     one = rollout(game, n, 1, 60)
     two = rollout(game, n, 2, 60)
-    for a, b in zip(one, two):
-        for x, y in zip(a, b):
+    for a, b in zip(one, two, strict=False):
+        for x, y in zip(a, b, strict=False):
             np.testing.assert_array_equal(x, y)
 
 
@@ -40,8 +53,8 @@ def test_episode_i_is_the_same_for_any_batch_size(game):
     big = rollout(game, 40, 1, 120)
     for n in (1, 7, 39):
         small = rollout(game, n, 1, 120)
-        for a, b in zip(big, small):
-            for x, y in zip(a, b):
+        for a, b in zip(big, small, strict=False):
+            for x, y in zip(a, b, strict=False):
                 np.testing.assert_array_equal(x[:n], y)
 
 

@@ -12,11 +12,13 @@ from vecenv import registry
 
 GAMES = registry.list_envs()
 N = 4
-FUZZ = settings(max_examples=60, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
-dtypes = st.sampled_from([np.int8, np.int32, np.int64, np.uint8, np.uint64, np.float32,
-                          np.float64, np.bool_])
+dtypes = st.sampled_from(
+    [np.int8, np.int32, np.int64, np.uint8, np.uint64, np.float32, np.float64, np.bool_]
+)
 shapes = st.sampled_from([(N,), (N, 1), (N, 1, 1), (N - 1,), (N, 2), (), (1,)])
 
 

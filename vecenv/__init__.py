@@ -15,8 +15,14 @@ def make(game, num_envs=1, seed=None, num_threads=1, autoreset="next_step", **co
     """Make an engine of ``num_envs`` episodes of ``game`` (see :class:`vecenv.engine.Engine`)."""
     from .engine import make as _make
 
-    return _make(game, num_envs=num_envs, seed=seed, num_threads=num_threads,
-                 autoreset=autoreset, **configuration)
+    return _make(
+        game,
+        num_envs=num_envs,
+        seed=seed,
+        num_threads=num_threads,
+        autoreset=autoreset,
+        **configuration,
+    )
 
 
 def __getattr__(name):

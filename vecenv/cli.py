@@ -174,7 +174,9 @@ def build_parser():
         help="play episodes with an agent through a gymnasium.Env",
         description="Play episodes with an agent; prints each episode's return and length.",
     )
-    train.add_argument("agent", help="the agent: random")
+    from .cli_train import AGENTS
+
+    train.add_argument("agent", help=f"the agent: {', '.join(sorted(AGENTS))}")
     train.add_argument(
         "--env", required=True, help="CartPole-v1, cartpole, or gym.<Id> for Gymnasium's own"
     )
@@ -191,14 +193,18 @@ def build_parser():
         description="Env-steps/s of vecenv's vector env and Gymnasium's at the same sizes.",
     )
     bench.add_argument("--env", default="CartPole-v1", help="one of our games (default CartPole)")
-    bench.add_argument("--num-envs", default="1,64,4096", help="comma-separated N values")
-    bench.add_argument("--threads", default="1", help="comma-separated thread counts")
+    bench.add_argument(
+        "--num-envs", default="1,64,4096", help="comma-separated N values (default %(default)s)"
+    )
+    bench.add_argument("--threads", default="1", help="comma-separated thread counts (default 1)")
     budget = bench.add_mutually_exclusive_group()
     budget.add_argument("--steps", type=int, help="batched steps per measurement")
     budget.add_argument(
         "--seconds", type=float, help="seconds per measurement (default 0.3 unless --steps)"
     )
-    bench.add_argument("--repeats", type=int, default=3, help="measurements; the median counts")
+    bench.add_argument(
+        "--repeats", type=int, default=3, help="runs per figure; the median counts (default 3)"
+    )
     bench.add_argument("--seed", type=int, default=0, help="seed of the envs and the actions")
     bench.add_argument("--no-gym", action="store_true", help="skip Gymnasium's vector env")
     bench.add_argument("--plot", metavar="FILE.png", help="save a log-log plot (matplotlib)")

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from .cli import CliError, Progress, parse_ints
+from .cli import GYM_PREFIX, CliError, Progress, parse_ints
 from .cli_train import sample
 
 DEFAULT_SECONDS = 0.3
@@ -48,14 +48,15 @@ class Target:
         return time.perf_counter() - t0
 
 
-def vector_face_available():
-    return importlib.util.find_spec("vecenv.gym.vector") is not None
+def uses_vector_face(spec):
+    """Whether vecenv is measured through its Gymnasium vector env (else the bare engine)."""
+    return bool(spec.gym.get("id")) and importlib.util.find_spec("vecenv.gym.vector") is not None
 
 
 def make_ours(spec, n, threads, seed):
     """vecenv at N envs and T threads: its Gymnasium vector env, or the engine until one exists."""
     rng = np.random.default_rng(seed)
-    if vector_face_available():
+    if uses_vector_face(spec):
         import gymnasium
 
         env = gymnasium.make_vec(f"vecenv/{spec.gym['id']}", num_envs=n, num_threads=threads)
@@ -147,7 +148,7 @@ def cmd_bench(args, out):
 
     from vecenv import registry
 
-    if args.env.startswith("gym."):
+    if args.env.startswith(GYM_PREFIX):
         raise CliError("bench takes one of our games; it measures Gymnasium's own beside it")
     try:
         spec = registry.get_spec(args.env)
@@ -163,20 +164,28 @@ def cmd_bench(args, out):
         raise CliError(f"--steps must be at least 1, got {args.steps}")
     if args.seconds is not None and not args.seconds > 0:
         raise CliError(f"--seconds must be positive, got {args.seconds}")
+    if args.seed < 0:
+        raise CliError(f"--seed must be non-negative, got {args.seed}")
     if args.repeats < 1:
         raise CliError(f"--repeats must be at least 1, got {args.repeats}")
     check_plot(args.plot)
     seconds = DEFAULT_SECONDS if args.steps is None and args.seconds is None else args.seconds
     mode = None if args.no_gym else gym_mode(gym_id)
 
-    if vector_face_available():
+    if uses_vector_face(spec):
         ours_label = f"gymnasium.make_vec('vecenv/{gym_id}', num_envs=N, num_threads=T)"
     else:
         ours_label = f"vecenv.make('{spec.name}', num_envs=N, num_threads=T).step"
     budget = f"{args.steps} steps" if args.steps is not None else f"{seconds:g} s"
     print(f"vecenv:    {ours_label}", file=out)
     if mode is not None:
-        print(f"gymnasium: gymnasium.make_vec('{gym_id}', vectorization_mode='{mode}')", file=out)
+        note = ""
+        if mode == "sync" and args.steps is not None:
+            note = f" (at most {SYNC_ENV_STEPS:,} env-steps a run: it is slow)"
+        print(
+            f"gymnasium: gymnasium.make_vec('{gym_id}', vectorization_mode='{mode}'){note}",
+            file=out,
+        )
     print(f"random actions, median of {args.repeats} runs of {budget}", file=out)
 
     w = max(len(gym_id), 3)

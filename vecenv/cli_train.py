@@ -15,6 +15,30 @@ from .cli_render import TerminalView, recorder_for
 DEFAULT_FPS = 30
 
 
+_BOX_BOUNDS = {}  # id(space) -> (space, low, span, bounded): sampling every step stays cheap
+
+
+def _box_bounds(space):
+    hit = _BOX_BOUNDS.get(id(space))
+    if hit is None or hit[0] is not space:
+        low, high = space.low.astype(np.float64), space.high.astype(np.float64)
+        bounded = bool(np.isfinite(low).all() and np.isfinite(high).all())
+        hit = _BOX_BOUNDS[id(space)] = (space, low, high - low, bounded)
+    return hit[1:]
+
+
+def _sample_unbounded(space, rng):
+    low, high = space.low.astype(np.float64), space.high.astype(np.float64)
+    finite_low, finite_high = np.isfinite(low), np.isfinite(high)
+    x = rng.normal(size=space.shape)  # unbounded both ways
+    both = finite_low & finite_high
+    x[both] = rng.uniform(low[both], high[both])
+    above, below = finite_low & ~finite_high, finite_high & ~finite_low
+    x[above] = low[above] + rng.exponential(size=int(above.sum()))
+    x[below] = high[below] - rng.exponential(size=int(below.sum()))
+    return x.astype(space.dtype)
+
+
 def sample(space, rng):
     """A uniform random element of a gymnasium space drawn from the generator ``rng``."""
     from gymnasium import spaces
@@ -26,16 +50,12 @@ def sample(space, rng):
     if isinstance(space, spaces.MultiBinary):
         return rng.integers(2, size=space.shape).astype(space.dtype)
     if isinstance(space, spaces.Box):
-        low, high = space.low.astype(np.float64), space.high.astype(np.float64)
         if np.issubdtype(space.dtype, np.integer):
-            return rng.integers(low, high, endpoint=True).astype(space.dtype)
-        x = rng.normal(size=space.shape)  # unbounded both ways
-        lo, hi = np.isfinite(low), np.isfinite(high)
-        both = lo & hi
-        x[both] = rng.uniform(low[both], high[both])
-        x[lo & ~hi] = low[lo & ~hi] + rng.exponential(size=int((lo & ~hi).sum()))
-        x[hi & ~lo] = high[hi & ~lo] - rng.exponential(size=int((hi & ~lo).sum()))
-        return x.astype(space.dtype)
+            return rng.integers(space.low, space.high, endpoint=True).astype(space.dtype)
+        low, span, bounded = _box_bounds(space)
+        if bounded:  # (rng.uniform is slow on tiny arrays)
+            return (low + span * rng.random(space.shape)).astype(space.dtype)
+        return _sample_unbounded(space, rng)
     if isinstance(space, spaces.Tuple):
         return tuple(sample(s, rng) for s in space.spaces)
     if isinstance(space, spaces.Dict):

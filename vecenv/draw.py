@@ -62,13 +62,14 @@ def line(img, x0, y0, x1, y1, color, width=1.0):
         circle(img, x0, y0, width / 2, color)
         return
     nx, ny = -dy / length * width / 2, dx / length * width / 2
-    polygon(img, [(x0 + nx, y0 + ny), (x1 + nx, y1 + ny), (x1 - nx, y1 - ny), (x0 - nx, y0 - ny)],
-            color)
+    polygon(
+        img, [(x0 + nx, y0 + ny), (x1 + nx, y1 + ny), (x1 - nx, y1 - ny), (x0 - nx, y0 - ny)], color
+    )
 
 
 def polyline(img, points, color, width=1.0):
     pts = list(points)
-    for (x0, y0), (x1, y1) in zip(pts[:-1], pts[1:]):
+    for (x0, y0), (x1, y1) in zip(pts[:-1], pts[1:], strict=False):
         line(img, x0, y0, x1, y1, color, width)
 
 

@@ -88,8 +88,9 @@ class Engine:
             or not isinstance(num_threads, numbers.Integral)
             or not 1 <= num_threads <= max_threads
         ):
-            raise ValueError(f"num_threads must be an integer in [1, {max_threads}], "
-                             f"got {num_threads!r}")
+            raise ValueError(
+                f"num_threads must be an integer in [1, {max_threads}], got {num_threads!r}"
+            )
         self.num_envs = int(num_envs)
         self.num_threads = int(num_threads)
         self.num_agents = self.spec.num_agents
@@ -104,19 +105,25 @@ class Engine:
             limit = int(max_episode_steps)
         else:
             raise ValueError(
-                f"max_episode_steps must be a non-negative integer or None, got {max_episode_steps!r}"
+                "max_episode_steps must be a non-negative integer or None, "
+                f"got {max_episode_steps!r}"
             )
         self.max_episode_steps = limit or None
         self._max_steps = limit or NO_TIME_LIMIT
 
+        self.observation = self.spec.observation_fields(self.config)
+        self.action = self.spec.action_spec(self.config)
         self.rules = registry.game_module(self.name, "rules")
-        self.state_dtype = state_dtype(self.rules.FIELDS)
+        # FIELDS is a list, or a function of the configuration for games whose state size depends
+        # on it (a board of rows x columns); numba compiles one loop per resulting record type.
+        fields = self.rules.FIELDS
+        self.state_dtype = state_dtype(fields(self.config) if callable(fields) else fields)
         self._bounds = getattr(self.rules, "STATE_BOUNDS", {})
-        self._drivers = build.load_drivers(self.name, self.rules, self.spec.action.discrete)
+        self._drivers = build.load_drivers(self.name, self.rules, self.action.discrete)
 
         n, a = self.num_envs, self.num_agents
         self.states = np.zeros(n, dtype=self.state_dtype)
-        self.obs = {f.name: np.zeros(self._obs_shape(f), dtype=f.dtype) for f in self.spec.observation}
+        self.obs = {f.name: np.zeros(self._obs_shape(f), dtype=f.dtype) for f in self.observation}
         self._obs = tuple(self.obs.values())
         if self._mode == SAME_STEP:
             self.final_obs = {k: np.zeros_like(v) for k, v in self.obs.items()}
@@ -128,7 +135,7 @@ class Engine:
         self.terminated = np.zeros(n, dtype=np.bool_)
         self.truncated = np.zeros(n, dtype=np.bool_)
 
-        action = self.spec.action
+        action = self.action
         self._act_width = a * action.width
         self._act_low = np.tile(action.low, a)
         self._act_high = np.tile(action.high, a)
@@ -185,16 +192,17 @@ class Engine:
     def _actions(self, actions):
         a = np.asarray(actions)
         kind = a.dtype.kind
-        if kind not in "iu" and (self.spec.action.discrete or kind != "f"):
-            want = "integers" if self.spec.action.discrete else "numbers"
+        if kind not in "iu" and (self.action.discrete or kind != "f"):
+            want = "integers" if self.action.discrete else "numbers"
             raise ValueError(f"{self.name} actions must be {want}, got dtype {a.dtype}")
         if a.shape not in self._act_shapes:
             shapes = " or ".join(str(s) for s in self._act_shapes if s is not None)
             raise ValueError(f"{self.name} actions must have shape {shapes}, got {a.shape}")
         if kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
             raise ValueError(f"action too large: {a.max()}")
-        return np.ascontiguousarray(a, dtype=self._act_dtype).reshape(self.num_envs,
-                                                                      self._act_width)
+        return np.ascontiguousarray(a, dtype=self._act_dtype).reshape(
+            self.num_envs, self._act_width
+        )
 
     def step(self, actions):
         """Advance every episode by one step.
@@ -217,16 +225,27 @@ class Engine:
             fn = self._drivers.step_parallel
         else:
             fn = self._drivers.step
-        bad = fn(self.states, self._cfg, flat, self._act_low, self._act_high, self.rewards,
-                 self.terminated, self.truncated, self._obs, self._final_obs, self._mode,
-                 self._max_steps)
+        bad = fn(
+            self.states,
+            self._cfg,
+            flat,
+            self._act_low,
+            self._act_high,
+            self.rewards,
+            self.terminated,
+            self.truncated,
+            self._obs,
+            self._final_obs,
+            self._mode,
+            self._max_steps,
+        )
         if bad >= 0:
             self._raise_bad_action(bad, flat)
         return self.obs, self.rewards, self.terminated, self.truncated
 
     def _raise_bad_action(self, i, flat):
         row = flat[i]
-        if self.spec.action.discrete:
+        if self.action.discrete:
             lo, hi = self._act_low.astype(np.int64), self._act_high.astype(np.int64)
             allowed = f"[{lo.min()}, {hi.max()}]"
             raise ValueError(f"action of env {i} is out of range {allowed}: {row.tolist()}")
@@ -254,8 +273,9 @@ class Engine:
         where = self._index(idx)
         state = np.asarray(state)
         if state.dtype != self.state_dtype:
-            raise ValueError(f"state must have the dtype of get_state() ({self.state_dtype}), "
-                             f"got {state.dtype}")
+            raise ValueError(
+                f"state must have the dtype of get_state() ({self.state_dtype}), got {state.dtype}"
+            )
         if state.shape != where.shape:
             raise ValueError(f"state must have shape {where.shape}, got {state.shape}")
         self.check_state(state)
@@ -284,6 +304,12 @@ class Engine:
                 lo, hi = self._bounds[name]
                 if (values < lo).any() or (values > hi).any():
                     raise ValueError(f"state field {name!r} must be in [{lo}, {hi}]")
+        # Rules may check what fixed bounds cannot: relations between fields, or bounds that
+        # depend on the configuration. The hook returns an error message or None.
+        check = getattr(self.rules, "check_state", None)
+        message = check(flat, self.config) if check is not None else None
+        if message:
+            raise ValueError(message)
 
     # -- views ---------------------------------------------------------------------------------
 
@@ -296,11 +322,19 @@ class Engine:
         return fn(self.states[self._index(index)], self.config)
 
     def __repr__(self):
-        return (f"Engine({self.name!r}, num_envs={self.num_envs}, num_threads={self.num_threads}, "
-                f"autoreset={self.autoreset!r})")
+        return (
+            f"Engine({self.name!r}, num_envs={self.num_envs}, num_threads={self.num_threads}, "
+            f"autoreset={self.autoreset!r})"
+        )
 
 
 def make(game, num_envs=1, seed=None, num_threads=1, autoreset="next_step", **configuration):
     """Make an engine of ``num_envs`` episodes of ``game``; see :class:`Engine`."""
-    return Engine(game, num_envs=num_envs, seed=seed, num_threads=num_threads,
-                  autoreset=autoreset, **configuration)
+    return Engine(
+        game,
+        num_envs=num_envs,
+        seed=seed,
+        num_threads=num_threads,
+        autoreset=autoreset,
+        **configuration,
+    )

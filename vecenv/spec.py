@@ -7,23 +7,59 @@ the action is either Kaggle's integer schema (``minimum``/``maximum``: a discret
 ``array`` with ``shape``, ``dtype``, ``low`` and ``high`` (a continuous one). ``gym`` holds the
 registration details (id, max_episode_steps, reward_threshold) and ``render`` the frame rate.
 Every face derives its spaces and specs from this object; none hard-codes a game.
+
+Shapes, action bounds and observation bounds may depend on the configuration: a string there is an
+arithmetic expression over integer configuration keys (``"rows * columns"``, ``"columns - 1"``).
+``observation_fields(config)`` and ``action_spec(config)`` resolve them; ``observation`` and
+``action`` are the same at the default configuration.
 """
 
+import ast
 import json
 import math
+import operator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 
-def _bound(value, dtype):
-    """JSON has no infinity: "inf"/"-inf" and "max"/"-max" (the dtype's largest finite) stand in."""
+_OPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.USub: operator.neg,
+}
+
+
+def evaluate(expression, config):
+    """The value of an arithmetic expression over configuration keys (no other names, no calls)."""
+
+    def ev(node):
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in config:
+            return config[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+            return _OPS[type(node.op)](ev(node.left), ev(node.right))
+        if isinstance(node, ast.UnaryOp) and type(node.op) in _OPS:
+            return _OPS[type(node.op)](ev(node.operand))
+        raise ValueError(f"cannot evaluate {expression!r} over configuration {sorted(config)}")
+
+    return ev(ast.parse(expression, mode="eval"))
+
+
+def _bound(value, dtype, config):
+    """JSON has no infinity: "inf"/"-inf" and "max"/"-max" (the dtype's largest finite) stand in;
+    any other string is an expression over the configuration."""
     if isinstance(value, str):
-        big = np.finfo(dtype).max if value.lstrip("-") == "max" else np.inf
-        if value.lstrip("-") not in ("max", "inf"):
-            raise ValueError(f"unknown bound {value!r}")
-        return -big if value.startswith("-") else big
+        if value.lstrip("-") in ("max", "inf"):
+            big = np.finfo(dtype).max if value.lstrip("-") == "max" else np.inf
+            return -big if value.startswith("-") else big
+        return evaluate(value, config)
     return value
 
 
@@ -33,8 +69,9 @@ def _flatten(values):
     return [values]
 
 
-def _bounds(values, shape, dtype):
-    arr = np.array([_bound(v, dtype) for v in _flatten(values)], dtype=np.float64)
+def _bounds(values, shape, dtype, config):
+    kind = np.float64 if np.dtype(dtype).kind == "f" else np.dtype(dtype)
+    arr = np.array([_bound(v, dtype, config) for v in _flatten(values)], dtype=kind)
     if arr.size == 1:
         arr = np.full(shape, arr[0])
     return arr.reshape(shape).astype(dtype)
@@ -160,10 +197,9 @@ class GameSpec:
             )
             for key, entry in raw.get("configuration", {}).items()
         }
-        self.observation = tuple(
-            self._field(name, entry) for name, entry in raw["observation"].items()
-        )
-        self.action = self._action(raw["action"])
+        defaults = {key: entry.default for key, entry in self.configuration.items()}
+        self.observation = self.observation_fields(defaults)
+        self.action = self.action_spec(defaults)
         self.reward = raw.get("reward", {})
         self.gym = raw.get("gym", {})
         self.render = raw.get("render", {})
@@ -175,38 +211,48 @@ class GameSpec:
             return cls(json.load(f), folder=path.parent)
 
     @staticmethod
-    def _field(name, entry):
-        shape = tuple(entry.get("shape", ()))
-        dtype = np.dtype(entry.get("dtype", "float32"))
-        return ObservationField(
-            name=name,
-            shape=shape,
-            dtype=dtype,
-            low=_bounds(entry.get("low", "-inf"), shape, dtype),
-            high=_bounds(entry.get("high", "inf"), shape, dtype),
-            shared=bool(entry.get("shared", False)),
-            description=entry.get("description", ""),
-        )
+    def _shape(entry, config):
+        return tuple(int(_bound(n, np.int64, config)) for n in entry.get("shape", ()))
 
-    @staticmethod
-    def _action(entry):
+    def observation_fields(self, config):
+        """The observation fields with shapes and bounds resolved for ``config``."""
+        fields = []
+        for name, entry in self.raw["observation"].items():
+            shape = self._shape(entry, config)
+            dtype = np.dtype(entry.get("dtype", "float32"))
+            fields.append(
+                ObservationField(
+                    name=name,
+                    shape=shape,
+                    dtype=dtype,
+                    low=_bounds(entry.get("low", "-inf"), shape, dtype, config),
+                    high=_bounds(entry.get("high", "inf"), shape, dtype, config),
+                    shared=bool(entry.get("shared", False)),
+                    description=entry.get("description", ""),
+                )
+            )
+        return tuple(fields)
+
+    def action_spec(self, config):
+        """One agent's action with shape and bounds resolved for ``config``."""
+        entry = self.raw["action"]
         if entry.get("type") == "integer":
             return ActionSpec(
                 discrete=True,
                 shape=(),
                 dtype=np.dtype(entry.get("dtype", "int64")),
-                low=np.array([entry["minimum"]], dtype=np.float64),
-                high=np.array([entry["maximum"]], dtype=np.float64),
+                low=np.array([_bound(entry["minimum"], np.int64, config)], dtype=np.float64),
+                high=np.array([_bound(entry["maximum"], np.int64, config)], dtype=np.float64),
                 description=entry.get("description", ""),
             )
-        shape = tuple(entry["shape"])
+        shape = self._shape(entry, config)
         dtype = np.dtype(entry.get("dtype", "float32"))
         return ActionSpec(
             discrete=False,
             shape=shape,
             dtype=dtype,
-            low=_bounds(entry["low"], shape, dtype).astype(np.float64).ravel(),
-            high=_bounds(entry["high"], shape, dtype).astype(np.float64).ravel(),
+            low=_bounds(entry["low"], shape, dtype, config).astype(np.float64).ravel(),
+            high=_bounds(entry["high"], shape, dtype, config).astype(np.float64).ravel(),
             description=entry.get("description", ""),
         )
 
@@ -225,7 +271,7 @@ class GameSpec:
             )
         config = {}
         for key, entry in self.configuration.items():
-            config[key] = entry.check(overrides[key] if key in overrides else entry.default)
+            config[key] = entry.check(overrides.get(key, entry.default))
         return config
 
     def config_dtype(self):

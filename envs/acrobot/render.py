@@ -16,7 +16,7 @@ JOINT_RADIUS = int(0.1 * SCALE)
 
 
 def rgb_array(state, config):
-    # Points are laid out y-up around the pivot, as gymnasium draws before flipping its surface.
+    # Points are in gymnasium's surface coordinates, which it flips upside down at the end.
     img = draw.canvas(SIZE, SIZE)
     theta1, theta2 = float(state["theta1"]), float(state["theta2"])
     # The target line, one link length above the pivot.
@@ -40,6 +40,8 @@ def ansi(state, config):
     """One line: both angles, both velocities, the tip's height over the pivot and the step."""
     theta1, theta2 = float(state["theta1"]), float(state["theta2"])
     height = -math.cos(theta1) - math.cos(theta1 + theta2)
-    return (f"theta1={theta1:+.3f} theta2={theta2:+.3f} dtheta1={float(state['dtheta1']):+.3f} "
-            f"dtheta2={float(state['dtheta2']):+.3f} tip={height:+.3f}/1.000 "
-            f"step={int(state['step'])}")
+    return (
+        f"theta1={theta1:+.3f} theta2={theta2:+.3f} dtheta1={float(state['dtheta1']):+.3f} "
+        f"dtheta2={float(state['dtheta2']):+.3f} tip={height:+.3f}/1.000 "
+        f"step={int(state['step'])}"
+    )

@@ -14,11 +14,14 @@ from llvmlite import binding as llvm
 from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
-
 from vecenv.kernels.rng import uniform_range
 
-FIELDS = [("theta1", np.float64), ("theta2", np.float64), ("dtheta1", np.float64),
-          ("dtheta2", np.float64)]
+FIELDS = [
+    ("theta1", np.float64),
+    ("theta2", np.float64),
+    ("dtheta1", np.float64),
+    ("dtheta2", np.float64),
+]
 
 DT = 0.2
 LINK_LENGTH_1 = 1.0
@@ -140,7 +143,7 @@ def step(s, cfg, actions, rewards):
     dt = DT
     dt2 = dt / 2.0
     y0, y1, y2, y3 = s.theta1, s.theta2, s.dtheta1, s.dtheta2
-    # rk4: each stage's derivative is (dtheta1, dtheta2, ddtheta1, ddtheta2); the torque is constant.
+    # rk4: a stage's derivative is (dtheta1, dtheta2, ddtheta1, ddtheta2); the torque is constant.
     k1a, k1b = y2, y3
     k1c, k1d = _accelerations(y0, y1, y2, y3, torque, book)
     u0, u1, u2, u3 = y0 + dt2 * k1a, y1 + dt2 * k1b, y2 + dt2 * k1c, y3 + dt2 * k1d

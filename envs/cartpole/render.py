@@ -32,10 +32,15 @@ def rgb_array(state, config):
 def ansi(state, config):
     """One line: a 41-cell track with the cart, and the pole's lean as an arrow."""
     cells = 41
-    pos = int(np.clip(round((float(state["x"]) + X_THRESHOLD) / (2 * X_THRESHOLD) * (cells - 1)),
-                      0, cells - 1))
+    pos = int(
+        np.clip(
+            round((float(state["x"]) + X_THRESHOLD) / (2 * X_THRESHOLD) * (cells - 1)), 0, cells - 1
+        )
+    )
     track = ["-"] * cells
     theta = float(state["theta"])
     track[pos] = "/" if theta < -0.02 else "\\" if theta > 0.02 else "|"
-    return (f"[{''.join(track)}] x={float(state['x']):+.3f} theta={theta:+.3f} "
-            f"step={int(state['step'])}")
+    return (
+        f"[{''.join(track)}] x={float(state['x']):+.3f} theta={theta:+.3f} "
+        f"step={int(state['step'])}"
+    )

@@ -4,11 +4,14 @@ import math
 
 import numba as nb
 import numpy as np
-
 from vecenv.kernels.rng import uniform_range
 
-FIELDS = [("x", np.float64), ("x_dot", np.float64), ("theta", np.float64),
-          ("theta_dot", np.float64)]
+FIELDS = [
+    ("x", np.float64),
+    ("x_dot", np.float64),
+    ("theta", np.float64),
+    ("theta_dot", np.float64),
+]
 
 GRAVITY = 9.8
 MASSCART = 1.0
@@ -45,8 +48,12 @@ def step(s, cfg, actions, rewards):
     s.x_dot = s.x_dot + TAU * xacc
     s.theta = s.theta + TAU * s.theta_dot
     s.theta_dot = s.theta_dot + TAU * thetaacc
-    terminated = (s.x < -X_THRESHOLD or s.x > X_THRESHOLD or s.theta < -THETA_THRESHOLD
-                  or s.theta > THETA_THRESHOLD)
+    terminated = (
+        s.x < -X_THRESHOLD
+        or s.x > X_THRESHOLD
+        or s.theta < -THETA_THRESHOLD
+        or s.theta > THETA_THRESHOLD
+    )
     if cfg.sutton_barto_reward:
         rewards[0] = -1.0 if terminated else 0.0
     else:

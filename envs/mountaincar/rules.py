@@ -21,13 +21,13 @@ FORCE = 0.001
 GRAVITY = 0.0025
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def reset(s, cfg):
     s.position = uniform_range(s, -0.6, -0.4)
     s.velocity = 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def step(s, cfg, actions, rewards):
     # gymnasium adds the summed force and gravity terms to the velocity in one go.
     accel = (actions[0] - 1) * FORCE + math.cos(3 * s.position) * (-GRAVITY)
@@ -41,7 +41,7 @@ def step(s, cfg, actions, rewards):
     return 1 if position >= GOAL_POSITION and velocity >= cfg.goal_velocity else 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def observe(s, cfg, obs, i):
     out = obs[0]
     out[i, 0, 0] = s.position

@@ -40,19 +40,19 @@ MAX_SPEED32 = float(np.float32(MAX_SPEED))
 GOAL_POSITION32 = float(np.float32(GOAL_POSITION))
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def f32(x):
     """``x`` rounded to float32 (to nearest, ties to even), as a float64."""
     return np.float64(np.float32(x))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def reset(s, cfg):
     s.position = uniform_range(s, -0.6, -0.4)
     s.velocity = 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def step(s, cfg, actions, rewards):
     action = f32(actions[0])
     # min(max(action, -1.0), 1.0) keeps the float32 action in range and yields a Python float
@@ -63,10 +63,10 @@ def step(s, cfg, actions, rewards):
         push, push32 = MAX_ACTION * POWER, False
     else:
         push, push32 = f32(action * POWER32), True
-    # After a reset the state is float64; after any step it is float32.
+    # After a reset the state is float64; after any step it is float32 (a restored state too).
     narrow = s.step > 0
-    position = s.position
-    velocity = s.velocity
+    position = f32(s.position) if narrow else s.position
+    velocity = f32(s.velocity) if narrow else s.velocity
     slope = GRAVITY * math.cos(f32(3.0 * position) if narrow else 3.0 * position)
     accel = f32(push - f32(slope)) if push32 else push - slope
     velocity = f32(velocity + f32(accel)) if narrow else velocity + accel
@@ -98,7 +98,7 @@ def step(s, cfg, actions, rewards):
     return 1 if terminated else 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def observe(s, cfg, obs, i):
     out = obs[0]
     out[i, 0, 0] = s.position

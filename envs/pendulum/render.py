@@ -28,17 +28,17 @@ def _torque_arrow(img, u):
     if size < 2:
         return
     cx = cy = float(OFFSET)
-    radius = 0.44 * size
+    radius = 0.47 * size
     sign = -1.0 if u > 0 else 1.0
     # In image rows (y down): from the top, clockwise round the right, to just above the left.
     angles = np.radians(np.linspace(-90.0, 185.0, 48))
     arc = [(cx + sign * radius * math.cos(a), cy + radius * math.sin(a)) for a in angles]
-    draw.polyline(img, arc, draw.BLACK, width=max(0.03 * size, 1.0))
+    draw.polyline(img, arc, draw.BLACK, width=max(0.035 * size, 1.0))
     end = angles[-1]
     tx, ty = -sign * math.sin(end), math.cos(end)  # the direction of travel at the end
     nx, ny = -ty, tx
     x0, y0 = arc[-1]
-    head_len, head_half = 0.17 * size, 0.07 * size
+    head_len, head_half = 0.15 * size, 0.065 * size
     tip = (x0 + tx * head_len * 0.6, y0 + ty * head_len * 0.6)
     back = (x0 - tx * head_len * 0.4, y0 - ty * head_len * 0.4)
     draw.polygon(img, [tip, (back[0] + nx * head_half, back[1] + ny * head_half),

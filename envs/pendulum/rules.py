@@ -58,26 +58,26 @@ libm_pow = _libm("pow", types.float64)
 libm_powf = _libm("powf", types.float32)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def f32(x):
     """``x`` rounded to float32 (to nearest, ties to even), as a float64."""
     return np.float64(np.float32(x))
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def angle_normalize(x):
     # Python's float modulo (the sign of the divisor), as NumPy's remainder.
     return ((x + np.pi) % TWO_PI) - np.pi
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def reset(s, cfg):
     s.theta = uniform_range(s, -np.pi, np.pi)
     s.theta_dot = uniform_range(s, -1.0, 1.0)
     s.last_u = 0.0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def step(s, cfg, actions, rewards):
     u = min(max(f32(actions[0]), -MAX_TORQUE), MAX_TORQUE)
     th = s.theta
@@ -94,7 +94,7 @@ def step(s, cfg, actions, rewards):
     return 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def observe(s, cfg, obs, i):
     out = obs[0]
     out[i, 0, 0] = math.cos(s.theta)

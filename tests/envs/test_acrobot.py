@@ -36,8 +36,9 @@ def test_trajectories_are_bit_identical_to_gymnasium(mode):
     write; later observations come from float64 states on both sides and are compared exactly.
     """
     num_envs, episodes = 2, 3
-    engine = vecenv.make("acrobot", num_envs=num_envs, seed=2024, autoreset="disabled",
-                         book_or_nips=mode)
+    engine = vecenv.make(
+        "acrobot", num_envs=num_envs, seed=2024, autoreset="disabled", book_or_nips=mode
+    )
     refs = []
     for _ in range(num_envs):
         ref = gymnasium.make("Acrobot-v1")
@@ -69,8 +70,11 @@ def test_trajectories_are_bit_identical_to_gymnasium(mode):
                 if not running[i]:
                     continue
                 obs, reward, term, trunc, _ = ref.step(int(actions[i]))
-                np.testing.assert_array_equal(fields(state[i]), ref.unwrapped.state,
-                                              err_msg=f"state of env {i}, episode {ep}, step {t}")
+                np.testing.assert_array_equal(
+                    fields(state[i]),
+                    ref.unwrapped.state,
+                    err_msg=f"state of env {i}, episode {ep}, step {t}",
+                )
                 np.testing.assert_array_equal(engine.obs["obs"][i, 0], obs)
                 assert engine.rewards[i, 0] == reward
                 assert bool(engine.terminated[i]) == term
@@ -225,8 +229,9 @@ def test_one_step_map_is_bit_identical_over_the_whole_state_box(mode):
         np.testing.assert_array_equal(fields(after[i]), ref.state, err_msg=f"state {i}")
         np.testing.assert_array_equal(engine.obs["obs"][i, 0], obs)
         assert (engine.rewards[i, 0], bool(engine.terminated[i])) == (reward, term)
-        clamped += abs(ref.state[2]) == bounds["dtheta1"][1] or abs(ref.state[3]) == bounds[
-            "dtheta2"][1]
+        clamped += (
+            abs(ref.state[2]) == bounds["dtheta1"][1] or abs(ref.state[3]) == bounds["dtheta2"][1]
+        )
         wrapped += abs(ref.state[0] - states[i]["theta1"]) > np.pi
         terminated += term
     assert clamped > 10 and wrapped > 10 and terminated > 10

@@ -18,7 +18,7 @@ def gym_id(game):
 def assert_tree_equal(a, b):
     if isinstance(a, tuple):
         assert len(a) == len(b)
-        for x, y in zip(a, b):
+        for x, y in zip(a, b, strict=False):
             assert_tree_equal(x, y)
     elif isinstance(a, dict):
         assert a.keys() == b.keys()
@@ -26,7 +26,7 @@ def assert_tree_equal(a, b):
             assert_tree_equal(a[k], b[k])
     elif isinstance(a, np.ndarray) and a.dtype == object:
         assert a.shape == b.shape
-        for x, y in zip(a, b):
+        for x, y in zip(a, b, strict=False):
             assert (x is None) == (y is None)
             if x is not None:
                 np.testing.assert_array_equal(x, y)
@@ -41,21 +41,24 @@ def test_matches_sync_vector_env_of_single_envs(game, mode):
     n, steps = 4, 160
     env_id = gym_id(game)
     ours = gymnasium.make_vec(env_id, num_envs=n, autoreset_mode=mode, max_episode_steps=25)
-    ref = SyncVectorEnv([lambda: gymnasium.make(env_id, max_episode_steps=25)] * n,
-                        autoreset_mode=mode)
+    ref = SyncVectorEnv(
+        [lambda: gymnasium.make(env_id, max_episode_steps=25)] * n, autoreset_mode=mode
+    )
     seeds = [11, 12, 13, 14]
     assert_tree_equal(ours.reset(seed=seeds), ref.reset(seed=seeds))
     ref.action_space.seed(3)
     for _ in range(steps):
         actions = ref.action_space.sample()
         got, want = ours.step(actions), ref.step(actions)
-        for x, y in zip(got, want):
+        for x, y in zip(got, want, strict=False):
             assert_tree_equal(x, y)
         if mode == AutoresetMode.DISABLED:
             done = want[2] | want[3]
             if done.any():
-                assert_tree_equal(ours.reset(options={"reset_mask": done}),
-                                  ref.reset(options={"reset_mask": done}))
+                assert_tree_equal(
+                    ours.reset(options={"reset_mask": done}),
+                    ref.reset(options={"reset_mask": done}),
+                )
 
 
 def test_matches_gymnasiums_cartpole_vector_env_on_injected_states():
@@ -113,7 +116,7 @@ def test_threads_do_not_change_results():
     rng = np.random.default_rng(1)
     for _ in range(40):
         act = rng.integers(0, 2, n)
-        for x, y in zip(a.step(act)[:4], b.step(act)[:4]):
+        for x, y in zip(a.step(act)[:4], b.step(act)[:4], strict=False):
             np.testing.assert_array_equal(x, y)
 
 

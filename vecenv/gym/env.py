@@ -26,19 +26,23 @@ class GameEnv(gymnasium.Env):
         if game is None:
             raise ValueError("GameEnv needs a game")
         limit = None if "episodeSteps" in configuration else 0
-        self._engine = Engine(game, num_envs=1, autoreset="disabled", max_episode_steps=limit,
-                              **configuration)
+        self._engine = Engine(
+            game, num_envs=1, autoreset="disabled", max_episode_steps=limit, **configuration
+        )
         spec = self._engine.spec
         if self._engine.num_agents != 1:
-            raise ValueError(f"{spec.name} is played by {self._engine.num_agents} agents; "
-                             "the single-agent Env needs a one-agent game")
+            raise ValueError(
+                f"{spec.name} is played by {self._engine.num_agents} agents; "
+                "the single-agent Env needs a one-agent game"
+            )
         self.metadata = dict(self.metadata, **spaces.render_metadata(spec.name))
         spaces.check_render_mode(render_mode, self.metadata)
         self.render_mode = render_mode
-        self.observation_space = spaces.observation_space(spec)
-        self.action_space = spaces.action_space(spec)
-        self._discrete = spec.action.discrete
-        self._flat = np.zeros((1, spec.action.width), dtype=spec.action.kernel_dtype)
+        self.observation_space = spaces.observation_space(self._engine)
+        self.action_space = spaces.action_space(self._engine)
+        action = self._engine.action
+        self._discrete = action.discrete
+        self._flat = np.zeros((1, action.width), dtype=action.kernel_dtype)
         self._obs = spaces.agent_view(self._engine, self._engine.obs)
         self._rewards = self._engine.rewards
         self._terminated = self._engine.terminated
@@ -74,21 +78,30 @@ class GameEnv(gymnasium.Env):
             return
         arr = np.asarray(action)
         if arr.dtype.kind not in "iuf" or arr.shape != self.action_space.shape:
-            raise ValueError(f"{self._engine.name} action must be numbers of shape "
-                             f"{self.action_space.shape}, got {action!r}")
+            raise ValueError(
+                f"{self._engine.name} action must be numbers of shape "
+                f"{self.action_space.shape}, got {action!r}"
+            )
         self._flat[0] = arr.ravel()
 
     def step(self, action):
         self._set_action(action)
         self._engine.step_flat(self._flat)
         obs = self._observation()
-        return (obs, float(self._rewards[0, 0]), bool(self._terminated[0]),
-                bool(self._truncated[0]), {})
+        return (
+            obs,
+            float(self._rewards[0, 0]),
+            bool(self._terminated[0]),
+            bool(self._truncated[0]),
+            {},
+        )
 
     def render(self):
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; "
-                                  "pass render_mode='rgb_array' to gymnasium.make")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; "
+                "pass render_mode='rgb_array' to gymnasium.make"
+            )
             return None
         return self._engine.render(0, self.render_mode)
 

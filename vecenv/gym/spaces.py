@@ -7,16 +7,16 @@ def field_space(field):
     return spaces.Box(low=field.low, high=field.high, shape=field.shape, dtype=field.dtype)
 
 
-def observation_space(spec):
+def observation_space(engine):
     """One field gives its Box; several give a Dict of them (in the spec's order)."""
-    fields = spec.observation
+    fields = engine.observation
     if len(fields) == 1:
         return field_space(fields[0])
     return spaces.Dict({f.name: field_space(f) for f in fields})
 
 
-def action_space(spec):
-    action = spec.action
+def action_space(engine):
+    action = engine.action
     if action.discrete:
         low, high = int(action.low[0]), int(action.high[0])
         return spaces.Discrete(high - low + 1, start=low)
@@ -40,7 +40,7 @@ def render_metadata(game):
 def agent_view(engine, buffers):
     """Views of the engine's observation buffers without the agent axis of one-agent games."""
     views = {}
-    for field in engine.spec.observation:
+    for field in engine.observation:
         arr = buffers[field.name]
         views[field.name] = arr if field.shared else arr.reshape((arr.shape[0],) + field.shape)
     return views if len(views) > 1 else next(iter(views.values()))
@@ -57,7 +57,6 @@ def check_render_mode(render_mode, metadata):
         raise ValueError(
             f"render_mode must be None or one of {metadata['render_modes']}, got {render_mode!r}"
         )
-
 
 
 def game_class(base, game, suffix):

@@ -30,37 +30,56 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
     game = None  # set by the per-game subclasses that the registration names
 
-    def __init__(self, game=None, num_envs=1, max_episode_steps=None, render_mode=None,
-                 num_threads=1, autoreset_mode=AutoresetMode.NEXT_STEP, copy=True, seed=None,
-                 **configuration):
+    def __init__(
+        self,
+        game=None,
+        num_envs=1,
+        max_episode_steps=None,
+        render_mode=None,
+        num_threads=1,
+        autoreset_mode=AutoresetMode.NEXT_STEP,
+        copy=True,
+        seed=None,
+        **configuration,
+    ):
         game = game or self.game
         if game is None:
             raise ValueError("GameVectorEnv needs a game")
         mode = autoreset_mode_name = autoreset_mode_of(autoreset_mode)
-        self._engine = Engine(game, num_envs=num_envs, seed=seed, num_threads=num_threads,
-                              autoreset=mode, max_episode_steps=max_episode_steps,
-                              **configuration)
+        self._engine = Engine(
+            game,
+            num_envs=num_envs,
+            seed=seed,
+            num_threads=num_threads,
+            autoreset=mode,
+            max_episode_steps=max_episode_steps,
+            **configuration,
+        )
         engine = self._engine
         if engine.num_agents != 1:
-            raise ValueError(f"{engine.name} is played by {engine.num_agents} agents; "
-                             "this VectorEnv needs a one-agent game")
+            raise ValueError(
+                f"{engine.name} is played by {engine.num_agents} agents; "
+                "this VectorEnv needs a one-agent game"
+            )
         self.num_envs = engine.num_envs
-        self.metadata = dict(spaces.render_metadata(engine.name),
-                             autoreset_mode=_GYM_MODES[autoreset_mode_name])
+        self.metadata = dict(
+            spaces.render_metadata(engine.name), autoreset_mode=_GYM_MODES[autoreset_mode_name]
+        )
         spaces.check_render_mode(render_mode, self.metadata)
         self.render_mode = render_mode
         self.copy = bool(copy)
-        self.single_observation_space = spaces.observation_space(engine.spec)
-        self.single_action_space = spaces.action_space(engine.spec)
+        self.single_observation_space = spaces.observation_space(engine)
+        self.single_action_space = spaces.action_space(engine)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._obs = spaces.agent_view(engine, engine.obs)
-        self._final_obs = (spaces.agent_view(engine, engine.final_obs)
-                           if engine.final_obs is not None else None)
+        self._final_obs = (
+            spaces.agent_view(engine, engine.final_obs) if engine.final_obs is not None else None
+        )
         self._rewards = engine.rewards.reshape(self.num_envs)
         self._terminated = engine.terminated
         self._truncated = engine.truncated
-        action = engine.spec.action
+        action = engine.action
         self._act_dtype = action.kernel_dtype
         self._act_shape = (self.num_envs,) + action.shape
         self._act_flat = (self.num_envs, action.width)
@@ -79,12 +98,16 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         mask = None
         if options is not None and "reset_mask" in options:
             mask = options["reset_mask"]
-            if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ \
-                    or mask.shape != (self.num_envs,):
+            if (
+                not isinstance(mask, np.ndarray)
+                or mask.dtype != np.bool_
+                or mask.shape != (self.num_envs,)
+            ):
                 raise ValueError(f"reset_mask must be a bool array of shape ({self.num_envs},)")
         if seed is not None:
             self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(
-                seed if isinstance(seed, int) else None)
+                seed if isinstance(seed, int) else None
+            )
         self._engine.reset(seed=seed, mask=mask)
         return self._out(self._obs), {}
 
@@ -104,8 +127,13 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
             if done.any():
                 infos = self._final_infos(done)
         if self.copy:
-            return (spaces.copy_obs(self._obs), self._rewards.copy(), self._terminated.copy(),
-                    self._truncated.copy(), infos)
+            return (
+                spaces.copy_obs(self._obs),
+                self._rewards.copy(),
+                self._terminated.copy(),
+                self._truncated.copy(),
+                infos,
+            )
         return self._obs, self._rewards, self._terminated, self._truncated, infos
 
     def _final_infos(self, done):
@@ -113,10 +141,17 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         final = np.full(self.num_envs, None, dtype=object)
         fobs = self._final_obs
         for i in np.flatnonzero(done):
-            final[i] = ({k: v[i].copy() for k, v in fobs.items()} if isinstance(fobs, dict)
-                        else fobs[i].copy())
-        return {"final_obs": final, "_final_obs": done.copy(), "final_info": {},
-                "_final_info": done.copy()}
+            final[i] = (
+                {k: v[i].copy() for k, v in fobs.items()}
+                if isinstance(fobs, dict)
+                else fobs[i].copy()
+            )
+        return {
+            "final_obs": final,
+            "_final_obs": done.copy(),
+            "final_info": {},
+            "_final_info": done.copy(),
+        }
 
     def render(self):
         if self.render_mode is None:
@@ -133,9 +168,11 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         self._engine.set_state(state, idx)
 
     def __repr__(self):
-        return (f"GameVectorEnv({self._engine.name!r}, num_envs={self.num_envs}, "
-                f"autoreset_mode={self.metadata['autoreset_mode']}, "
-                f"num_threads={self.num_threads})")
+        return (
+            f"GameVectorEnv({self._engine.name!r}, num_envs={self.num_envs}, "
+            f"autoreset_mode={self.metadata['autoreset_mode']}, "
+            f"num_threads={self.num_threads})"
+        )
 
 
 _GYM_MODES = {

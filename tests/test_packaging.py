@@ -1,0 +1,130 @@
+"""The distribution: folder mapping in wheels and editable installs, and the compile cache."""
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import vecenv
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_installed_layout_imports_under_the_vecenv_namespace():
+    import vecenv.envs.cartpole.rules as rules
+    import vecenv.kernels.rng as rng
+
+    assert Path(rng.__file__).parent.name == "kernels"
+    assert Path(rules.__file__).parent.name == "cartpole"
+    assert "cartpole" in vecenv.list_envs()
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(out),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (path,) = out.glob("vecenv-*.whl")
+    return path
+
+
+def test_wheel_maps_the_folders_and_ships_every_game(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "vecenv/kernels/drivers.py" in names
+    assert "vecenv/engine.py" in names
+    for game in vecenv.list_envs():
+        assert f"vecenv/envs/{game}/{game}.json" in names
+        assert f"vecenv/envs/{game}/rules.py" in names
+    assert not any(n.startswith(("kernels/", "envs/", "tests/", "benchmarks/")) for n in names)
+
+
+def test_wheel_imports_and_runs_from_its_own_files(wheel, tmp_path):
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    code = (
+        "import json, numpy as np, vecenv\n"
+        "import vecenv.kernels.rng as r, vecenv.envs.cartpole.rules as c\n"
+        "e = vecenv.make('cartpole', num_envs=2, seed=0); e.step(np.array([0, 1]))\n"
+        "print(json.dumps([vecenv.__file__, r.__file__, c.__file__, vecenv.list_envs()]))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(site), VECENV_CACHE_DIR=str(tmp_path / "cache"))
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    files, games = json.loads(out.stdout)[:3], json.loads(out.stdout)[3]
+    for f in files:
+        assert f.startswith(str(site)), f
+    assert games == vecenv.list_envs()
+
+
+START = (
+    "import json, numpy as np, vecenv\n"
+    "out = {}\n"
+    "for game in {games!r}:\n"
+    "    e = vecenv.make(game, num_envs=4, seed=0)\n"
+    "    spec = e.spec.action\n"
+    "    a = np.zeros((4,) + spec.shape, dtype=np.int64 if spec.discrete else np.float64)\n"
+    "    e.step(a)\n"
+    "    d = e._drivers\n"
+    "    out[game] = [d.__file__, sum(d.step.stats.cache_hits.values()),\n"
+    "                 sum(d.step.stats.cache_misses.values())]\n"
+    "print(json.dumps(out))\n"
+)
+
+
+def test_warm_start_loads_compiled_drivers_from_the_cache(tmp_path):
+    games = vecenv.list_envs()[:2]
+    env = dict(
+        os.environ,
+        VECENV_CACHE_DIR=str(tmp_path / "cache"),
+        NUMBA_CACHE_DIR=str(tmp_path / "numba"),
+    )
+    runs = []
+    for _ in range(2):
+        out = subprocess.run(
+            [sys.executable, "-c", START.replace("{games!r}", repr(games))],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        runs.append(json.loads(out.stdout))
+    cold, warm = runs
+    for game in games:
+        assert cold[game][2] == 1 and cold[game][1] == 0  # compiled
+        assert warm[game][1] == 1 and warm[game][2] == 0  # loaded, not compiled
+    # Each game compiles into a module of its own: cache entries never mix between games.
+    assert len({cold[g][0] for g in games}) == len(games)
+
+
+def test_generated_driver_name_changes_with_the_rules_source():
+    from vecenv.kernels import build
+
+    rules = vecenv.registry.game_module("cartpole", "rules")
+    a = build.driver_source(rules, True)
+    b = build.driver_source(rules, False)
+    assert a != b and "ACTION_DISCRETE = True" in a
+    assert "def step_parallel(" in a and "nb.prange(states.shape[0])" in a
