@@ -1,9 +1,8 @@
 """Shared pieces of the benchmark suites: timing rounds, pre-made actions, optional peers.
 
-Every throughput benchmark times *rounds* of ``calls`` consecutive step calls, each call taking the
-next row of actions made before timing starts. The per-call count is chosen per batch size so a
-round of the engine lasts a few milliseconds; the number of rounds is chosen from one calibration
-round so each benchmark takes about ``BUDGET_S`` seconds.
+Every throughput benchmark times *rounds* of consecutive step calls, each call taking the next row
+of actions made before timing starts. A round lasts about ``ROUND_S`` (see ``run_steps``) and the
+number of rounds is chosen from one calibration round so each benchmark takes about ``BUDGET_S``.
 """
 
 import importlib
@@ -15,14 +14,25 @@ import numba
 import numpy as np
 import pytest
 
-BUDGET_S = 0.3
+BUDGET_S = 0.4  # seconds of timed rounds per benchmark
+ROUND_S = 0.005  # seconds per round, about
 MIN_ROUNDS = 7
-MAX_ROUNDS = 200
+MAX_ROUNDS = 400
 
 
 def calls_per_round(num_envs):
-    """Step calls in one timed round: about 2**18 env-steps, at least 4 and at most 1000 calls."""
+    """Action rows made for a round: about 2**18 env-steps, at least 4 and at most 1000 calls."""
     return max(4, min(1000, 2**18 // num_envs))
+
+
+def step_round(step, rows):
+    """A round: ``step(a)`` for every pre-made action row ``a``."""
+
+    def round_fn():
+        for a in rows:
+            step(a)
+
+    return round_fn
 
 
 def run_rounds(benchmark, round_fn):
@@ -37,14 +47,24 @@ def run_rounds(benchmark, round_fn):
     benchmark.pedantic(round_fn, rounds=rounds, warmup_rounds=1, iterations=1)
 
 
-def step_round(step, rows):
-    """A round: ``step(a)`` for every pre-made action row ``a``."""
+def run_steps(benchmark, step, rows):
+    """Time rounds of consecutive ``step`` calls over the pre-made ``rows``; return the calls made
+    per round.
 
-    def round_fn():
-        for a in rows:
-            step(a)
-
-    return round_fn
+    One untimed pass over ``rows`` gives the cost of a call; a round then takes as many rows as
+    fill about ``ROUND_S`` (all of them at most), so slow steps get short rounds and many of them.
+    Short rounds matter on a shared machine: the best round is the figure, and the more rounds
+    there are, the likelier one of them ran undisturbed.
+    """
+    if benchmark.disabled:
+        benchmark(step_round(step, rows))
+        return len(rows)
+    start = time.perf_counter()
+    step_round(step, rows)()
+    per_call = max((time.perf_counter() - start) / len(rows), 1e-9)
+    calls = int(min(len(rows), max(1, round(ROUND_S / per_call))))
+    run_rounds(benchmark, step_round(step, rows[:calls]))
+    return calls
 
 
 def action_rows(calls, num_envs, seed=0, *, discrete=True, low=0, high=1, shape=(), dtype=None):

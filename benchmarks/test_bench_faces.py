@@ -19,7 +19,7 @@ from harness import (
     make_engine,
     require_gym_face,
     run_rounds,
-    step_round,
+    run_steps,
 )
 
 import vecenv  # noqa: F401  (registers the vecenv/ ids)
@@ -116,8 +116,7 @@ def _make(n, threads, impl):
 def test_vector_step(benchmark, n, threads, impl):
     benchmark.group = f"face N={n}"
     step = _make(n, threads, impl)
-    calls = calls_per_round(n)
-    run_rounds(benchmark, step_round(step, action_rows(calls, n)))
+    calls = run_steps(benchmark, step, action_rows(calls_per_round(n), n))
     report.record(benchmark, ("face", n, threads, impl), calls, n, threads=threads or 1, impl=impl)
 
 

@@ -14,9 +14,8 @@ from harness import (
     action_rows,
     calls_per_round,
     make_engine,
-    run_rounds,
+    run_steps,
     set_threads,
-    step_round,
 )
 
 from vecenv.engine import PARALLEL_MIN_ENVS
@@ -119,8 +118,7 @@ def _make(n, threads, impl):
 def test_cartpole_step(benchmark, n, threads, impl):
     benchmark.group = f"cartpole-step N={n}"
     step = _make(n, threads, impl)
-    calls = calls_per_round(n)
-    run_rounds(benchmark, step_round(step, action_rows(calls, n)))
+    calls = run_steps(benchmark, step, action_rows(calls_per_round(n), n))
     report.record(
         benchmark, ("cartpole", n, threads, impl), calls, n, threads=threads or 1, impl=impl
     )

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numba
 
-from . import drivers, rng, state
+from . import drivers
 
 _BEGIN = "# >>> bindings\n"
 _END = "# <<< bindings\n"
@@ -79,15 +79,12 @@ def driver_source(rules_module, action_discrete):
 def load_drivers(game, rules_module, action_discrete):
     """Import (writing it first if needed) the generated driver module of ``game``."""
     source = driver_source(rules_module, action_discrete)
-    digest = hashlib.sha256()
-    for text in (
-        source,
-        inspect.getsource(rules_module),
-        inspect.getsource(rng),
-        inspect.getsource(state),
-        numba.__version__,
-    ):
-        digest.update(text.encode())
+    digest = hashlib.sha256((source + numba.__version__).encode())
+    # The rules inline code from their own folder and from the kernels: any edit there must give
+    # a new module, or numba would keep serving machine code compiled from the old source.
+    for folder in (Path(rules_module.__file__).parent, Path(__file__).parent):
+        for path in sorted(folder.glob("*.py")):
+            digest.update(path.name.encode() + path.read_bytes())
     modname = f"vecenv_drivers_{game}_{digest.hexdigest()[:16]}"
     if modname in sys.modules:
         return sys.modules[modname]

@@ -20,6 +20,7 @@ records the rules cannot run.
 
 import numba as nb
 import numpy as np
+
 from vecenv.kernels.state import DISABLED, SAME_STEP, TERMINATED, TRUNCATED
 
 # >>> bindings

@@ -5,7 +5,6 @@ names to agents, so a new one is one function and one entry.
 """
 
 import time
-import warnings
 
 import numpy as np
 
@@ -74,21 +73,14 @@ AGENTS = {"random": random_agent}
 
 
 def render_modes(env_id):
-    """The render modes an environment declares: its class's, else a plain instance's."""
+    """The render modes an environment's class declares (as gymnasium.make reads them)."""
     import gymnasium
     from gymnasium.envs.registration import load_env_creator
 
     entry = gymnasium.spec(env_id).entry_point
     creator = load_env_creator(entry) if isinstance(entry, str) else entry
     metadata = getattr(creator, "metadata", None)
-    modes = list(metadata.get("render_modes", ())) if isinstance(metadata, dict) else []
-    if not modes:  # metadata set per instance (one class serving several games)
-        env = make_env(env_id)
-        try:
-            modes = list(env.metadata.get("render_modes", ()))
-        finally:
-            env.close()
-    return modes
+    return list(metadata.get("render_modes", ())) if isinstance(metadata, dict) else []
 
 
 def make_env(env_id, render_mode=None):
@@ -96,9 +88,7 @@ def make_env(env_id, render_mode=None):
     import gymnasium
 
     try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=".*not in the possible render_modes")
-            return gymnasium.make(env_id, render_mode=render_mode)
+        return gymnasium.make(env_id, render_mode=render_mode)
     except gymnasium.error.Error as e:
         raise CliError(f"cannot make {env_id!r}: {e}") from None
 

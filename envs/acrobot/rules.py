@@ -4,16 +4,12 @@ Every expression keeps gymnasium's operand order (rk4 over [0, dt], the dynamics
 the velocity clamps), so one step from the same state gives the same bits.
 """
 
-import ctypes
 import math
-import sys
 
 import numba as nb
 import numpy as np
-from llvmlite import binding as llvm
-from llvmlite import ir
-from numba.core import cgutils, types
-from numba.extending import intrinsic
+
+from vecenv.kernels.npmath import square
 from vecenv.kernels.rng import uniform_range
 
 FIELDS = [
@@ -47,35 +43,6 @@ STATE_BOUNDS = {
 }
 
 
-def _libm_pow_address():
-    if sys.platform == "win32":
-        return ctypes.cast(ctypes.cdll.ucrtbase.pow, ctypes.c_void_p).value
-    return ctypes.cast(ctypes.CDLL(None).pow, ctypes.c_void_p).value
-
-
-# numpy squares a float64 scalar with libm's pow(x, 2.0), which is not always the correctly rounded
-# x * x. LLVM rewrites any call it knows as pow(x, 2.0) into x * x, so the kernels call libm's pow
-# under a name of their own.
-_POW = "vecenv_acrobot_libm_pow"
-llvm.add_symbol(_POW, _libm_pow_address())
-
-
-@intrinsic
-def _square(typingctx, x):
-    """``x**2`` as numpy computes it for a float64 scalar."""
-    if x != types.float64:
-        return None
-
-    def codegen(context, builder, signature, args):
-        double = ir.DoubleType()
-        fn = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(double, [double, double]), _POW
-        )
-        return builder.call(fn, [args[0], ir.Constant(double, 2.0)])
-
-    return types.float64(types.float64), codegen
-
-
 @nb.njit(cache=True, error_model="numpy")
 def reset(s, cfg):
     # gymnasium stores its initial state as float32; the later steps run in float64 from it.
@@ -99,18 +66,18 @@ def _accelerations(theta1, theta2, dtheta1, dtheta2, a, book):
     d2 = m2 * (lc2**2 + l1 * lc2 * math.cos(theta2)) + I2
     phi2 = m2 * lc2 * g * math.cos(theta1 + theta2 - PI / 2.0)
     phi1 = (
-        -m2 * l1 * lc2 * _square(dtheta2) * math.sin(theta2)
+        -m2 * l1 * lc2 * square(dtheta2) * math.sin(theta2)
         - 2 * m2 * l1 * lc2 * dtheta2 * dtheta1 * math.sin(theta2)
         + (m1 * lc1 + m2 * l1) * g * math.cos(theta1 - PI / 2)
         + phi2
     )
     if book:
         ddtheta2 = (
-            a + d2 / d1 * phi1 - m2 * l1 * lc2 * _square(dtheta1) * math.sin(theta2) - phi2
-        ) / (m2 * lc2**2 + I2 - _square(d2) / d1)
+            a + d2 / d1 * phi1 - m2 * l1 * lc2 * square(dtheta1) * math.sin(theta2) - phi2
+        ) / (m2 * lc2**2 + I2 - square(d2) / d1)
     else:
         # The NIPS paper's equation lacks the dtheta1**2 term.
-        ddtheta2 = (a + d2 / d1 * phi1 - phi2) / (m2 * lc2**2 + I2 - _square(d2) / d1)
+        ddtheta2 = (a + d2 / d1 * phi1 - phi2) / (m2 * lc2**2 + I2 - square(d2) / d1)
     ddtheta1 = -(d2 * ddtheta2 + phi1) / d1
     return ddtheta1, ddtheta2
 

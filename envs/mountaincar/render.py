@@ -22,7 +22,7 @@ def height(x):
 
 
 def scene(position, goal_position):
-    """The valley, the car at ``position`` and the flag at ``goal_position`` (y-up, then flipped)."""
+    """The valley, the car at ``position`` and the flag at ``goal_position``."""
     img = draw.canvas(WIDTH, HEIGHT)
     xs = np.linspace(MIN_POSITION, MAX_POSITION, 100)
     track = list(zip((xs - MIN_POSITION) * SCALE, height(xs) * SCALE, strict=True))
@@ -68,5 +68,7 @@ def track_line(position, goal_position, cells=41):
 
 def ansi(state, config):
     position, velocity = float(state["position"]), float(state["velocity"])
-    return (f"[{track_line(position, GOAL_POSITION)}] position={position:+.4f} "
-            f"velocity={velocity:+.5f} step={int(state['step'])}")
+    return (
+        f"[{track_line(position, GOAL_POSITION)}] position={position:+.4f} "
+        f"velocity={velocity:+.5f} step={int(state['step'])}"
+    )

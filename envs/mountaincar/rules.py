@@ -1,4 +1,4 @@
-"""MountainCar's rules over one episode's record, in float64 exactly as gymnasium's MountainCarEnv."""
+"""MountainCar's rules over one episode's record, in float64 as gymnasium's MountainCarEnv."""
 
 import math
 

@@ -11,5 +11,7 @@ def rgb_array(state, config):
 
 def ansi(state, config):
     position, velocity = float(state["position"]), float(state["velocity"])
-    return (f"[{track_line(position, GOAL_POSITION)}] position={position:+.4f} "
-            f"velocity={velocity:+.5f} step={int(state['step'])}")
+    return (
+        f"[{track_line(position, GOAL_POSITION)}] position={position:+.4f} "
+        f"velocity={velocity:+.5f} step={int(state['step'])}"
+    )

@@ -6,7 +6,8 @@ rules every step after the first runs in float32 (Python constants are cast to f
 while the first step after a reset runs in float64. The rules keep float64 fields and round to
 float32 wherever gymnasium's arithmetic does: a float32 operation is the float64 operation of the
 same float32 operands rounded once to float32 (exact for +, -, *). The action is a float32, as the
-action space says: a float64 action is rounded to float32 before anything else.
+action space says: a float64 action is rounded to float32 before anything else. goal_velocity is
+compared as the Python float gymnasium.make passes.
 """
 
 import math
@@ -14,6 +15,7 @@ import math
 import numba as nb
 import numpy as np
 
+from vecenv.kernels.npmath import f32
 from vecenv.kernels.rng import uniform_range
 
 FIELDS = [("position", np.float64), ("velocity", np.float64)]
@@ -38,12 +40,6 @@ MIN_POSITION32 = float(np.float32(MIN_POSITION))
 MAX_POSITION32 = float(np.float32(MAX_POSITION))
 MAX_SPEED32 = float(np.float32(MAX_SPEED))
 GOAL_POSITION32 = float(np.float32(GOAL_POSITION))
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def f32(x):
-    """``x`` rounded to float32 (to nearest, ties to even), as a float64."""
-    return np.float64(np.float32(x))
 
 
 @nb.njit(cache=True, error_model="numpy")

@@ -41,8 +41,15 @@ def _torque_arrow(img, u):
     head_len, head_half = 0.15 * size, 0.065 * size
     tip = (x0 + tx * head_len * 0.6, y0 + ty * head_len * 0.6)
     back = (x0 - tx * head_len * 0.4, y0 - ty * head_len * 0.4)
-    draw.polygon(img, [tip, (back[0] + nx * head_half, back[1] + ny * head_half),
-                       (back[0] - nx * head_half, back[1] - ny * head_half)], draw.BLACK)
+    draw.polygon(
+        img,
+        [
+            tip,
+            (back[0] + nx * head_half, back[1] + ny * head_half),
+            (back[0] - nx * head_half, back[1] - ny * head_half),
+        ],
+        draw.BLACK,
+    )
 
 
 def rgb_array(state, config):
@@ -52,7 +59,7 @@ def rgb_array(state, config):
     rod = draw.rotate([(l, b), (l, t), (r, t), (r, b)], angle, OFFSET, OFFSET)
     draw.polygon(img, draw.flip_y(rod, SIZE), ROD)
     _dot(img, OFFSET, OFFSET, int(ROD_WIDTH / 2), ROD)
-    (end_x, end_y), = draw.rotate([(ROD_LENGTH, 0.0)], angle, OFFSET, OFFSET)
+    ((end_x, end_y),) = draw.rotate([(ROD_LENGTH, 0.0)], angle, OFFSET, OFFSET)
     _dot(img, end_x, end_y, int(ROD_WIDTH / 2), ROD)
     _torque_arrow(img, float(np.clip(state["last_u"], -MAX_TORQUE, MAX_TORQUE)))
     _dot(img, OFFSET, OFFSET, int(0.05 * SCALE), draw.BLACK)
@@ -62,5 +69,7 @@ def rgb_array(state, config):
 def ansi(state, config):
     """One line: the angle from upright (degrees), angular velocity and last torque."""
     theta = (float(state["theta"]) + math.pi) % (2 * math.pi) - math.pi
-    return (f"theta={math.degrees(theta):+7.2f}deg theta_dot={float(state['theta_dot']):+.3f} "
-            f"torque={float(state['last_u']):+.3f} step={int(state['step'])}")
+    return (
+        f"theta={math.degrees(theta):+7.2f}deg theta_dot={float(state['theta_dot']):+.3f} "
+        f"torque={float(state['last_u']):+.3f} step={int(state['step'])}"
+    )

@@ -12,11 +12,8 @@ import math
 
 import numba as nb
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
+from vecenv.kernels.npmath import f32, pow, powf
 from vecenv.kernels.rng import uniform_range
 
 # last_u is the torque of the last step, kept only for drawing (gymnasium's ``last_u``).
@@ -37,33 +34,6 @@ TORQUE_GAIN = 3.0 / (M * L**2)
 TORQUE_COST32 = float(np.float32(0.001))
 
 
-def _libm(name, nbtype):
-    """An njit-callable ``name(x, y)`` of the C library that LLVM may not rewrite as a builtin."""
-
-    @intrinsic
-    def call(typingctx, x, y):
-        def codegen(context, builder, signature, args):
-            lty = context.get_value_type(nbtype)
-            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(lty, [lty, lty]),
-                                                name)
-            fn.attributes.add("nobuiltin")
-            return builder.call(fn, args)
-
-        return nbtype(nbtype, nbtype), codegen
-
-    return call
-
-
-libm_pow = _libm("pow", types.float64)
-libm_powf = _libm("powf", types.float32)
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def f32(x):
-    """``x`` rounded to float32 (to nearest, ties to even), as a float64."""
-    return np.float64(np.float32(x))
-
-
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def angle_normalize(x):
     # Python's float modulo (the sign of the divisor), as NumPy's remainder.
@@ -82,9 +52,8 @@ def step(s, cfg, actions, rewards):
     u = min(max(f32(actions[0]), -MAX_TORQUE), MAX_TORQUE)
     th = s.theta
     thdot = s.theta_dot
-    u_sq = np.float64(libm_powf(np.float32(u), np.float32(2.0)))
-    costs = (libm_pow(angle_normalize(th), 2.0) + 0.1 * libm_pow(thdot, 2.0)
-             + f32(TORQUE_COST32 * u_sq))
+    u_sq = np.float64(powf(np.float32(u), np.float32(2.0)))
+    costs = pow(angle_normalize(th), 2.0) + 0.1 * pow(thdot, 2.0) + f32(TORQUE_COST32 * u_sq)
     newthdot = thdot + (3 * cfg.g / (2 * L) * math.sin(th) + f32(TORQUE_GAIN * u)) * DT
     newthdot = min(max(newthdot, -MAX_SPEED), MAX_SPEED)
     s.theta = th + newthdot * DT

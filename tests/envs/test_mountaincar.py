@@ -81,8 +81,9 @@ def test_matches_gymnasium_step_by_step():
 
 def test_non_default_configuration_matches_gymnasium():
     # About half the pumped episodes reach the flag slower than 0.04 and must carry on.
-    engine = vecenv.make(NAME, num_envs=2, seed=5, autoreset="disabled", goal_velocity=0.04,
-                         episodeSteps=150)
+    engine = vecenv.make(
+        NAME, num_envs=2, seed=5, autoreset="disabled", goal_velocity=0.04, episodeSteps=150
+    )
     env = gymnasium.make(GYM_ID, goal_velocity=0.04, max_episode_steps=150)
     outcomes, slow = run_side_by_side(engine, env, min_steps=1000, seed=1)
     assert any(term for term, _, _ in outcomes)

@@ -88,8 +88,9 @@ def test_matches_gymnasium_step_by_step():
 
 
 def test_non_default_configuration_matches_gymnasium():
-    engine = vecenv.make(NAME, num_envs=1, seed=4, autoreset="disabled", goal_velocity=0.03,
-                         episodeSteps=400)
+    engine = vecenv.make(
+        NAME, num_envs=1, seed=4, autoreset="disabled", goal_velocity=0.03, episodeSteps=400
+    )
     env = gymnasium.make(GYM_ID, goal_velocity=0.03, max_episode_steps=400)
     outcomes = run_side_by_side(engine, env, min_steps=1200, seed=3)
     assert any(term for term, _, _ in outcomes)
@@ -103,8 +104,9 @@ def one_step_each(starts, actions, step, goal_velocity=0.0):
     one just reset, in float64. Returns gymnasium's (state, terminated) per start.
     """
     n = len(starts)
-    engine = vecenv.make(NAME, num_envs=n, seed=0, autoreset="disabled",
-                         goal_velocity=goal_velocity)
+    engine = vecenv.make(
+        NAME, num_envs=n, seed=0, autoreset="disabled", goal_velocity=goal_velocity
+    )
     state = engine.get_state()
     state["position"] = [p for p, _ in starts]
     state["velocity"] = [v for _, v in starts]

@@ -105,8 +105,11 @@ def one_step_each(starts, actions, g=10.0):
 
 def test_any_angle_and_speed_match_gymnasium():
     # Angles far outside [-pi, pi) are normalised for the cost, speeds beyond 8 are clipped.
-    starts = [(th, thdot) for th in [-np.pi, np.pi, 7.5, -50.25, 1e6, -3e7, 0.0]
-              for thdot in [0.0, -12.0, 40.0, 7.99]]
+    starts = [
+        (th, thdot)
+        for th in [-np.pi, np.pi, 7.5, -50.25, 1e6, -3e7, 0.0]
+        for thdot in [0.0, -12.0, 40.0, 7.99]
+    ]
     one_step_each(starts, [1.5] * len(starts))
 
 
@@ -126,8 +129,11 @@ def test_reward_and_dynamics_use_the_clipped_torque():
     for a in [2.0, 3.5]:
         engine = vecenv.make(NAME, num_envs=1, seed=9, autoreset="disabled")
         engine.step(np.array([[a]], dtype=np.float32))
-        results[a] = (our_state(engine), float(engine.rewards[0, 0]),
-                      float(engine.get_state(0)["last_u"]))
+        results[a] = (
+            our_state(engine),
+            float(engine.rewards[0, 0]),
+            float(engine.get_state(0)["last_u"]),
+        )
     np.testing.assert_array_equal(results[2.0][0], results[3.5][0])
     assert results[2.0][1] == results[3.5][1]
     assert results[3.5][2] == 2.0
