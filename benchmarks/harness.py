@@ -1,7 +1,7 @@
 """Shared pieces of the benchmark suites: timing rounds, pre-made actions, optional peers.
 
 Every throughput benchmark times *rounds* of consecutive step calls, each call taking the next row
-of actions made before timing starts. A round lasts about ``ROUND_S`` (see ``run_steps``) and the
+of actions made before timing starts. A round lasts a few milliseconds (``calls_per_round``) and the
 number of rounds is chosen from one calibration round so each benchmark takes about ``BUDGET_S``.
 """
 
@@ -14,15 +14,24 @@ import numba
 import numpy as np
 import pytest
 
-BUDGET_S = 0.4  # seconds of timed rounds per benchmark
-ROUND_S = 0.005  # seconds per round, about
+BUDGET_S = 0.4  # seconds of timed rounds per benchmark, about
 MIN_ROUNDS = 7
 MAX_ROUNDS = 400
+# Calls in a round, at least: back to back, as a training loop makes them. A round of one call would
+# time each call from cold: with 2 threads, the worker thread's wake-up can cost milliseconds when
+# other processes hold the cores.
+MIN_CALLS = 4
 
 
-def calls_per_round(num_envs):
-    """Action rows made for a round: about 2**18 env-steps, at least 4 and at most 1000 calls."""
-    return max(4, min(1000, 2**18 // num_envs))
+def calls_per_round(num_envs, cost=1):
+    """Step calls in one round: about 2**18 / ``cost`` env-steps, from 4 to 1000 calls.
+
+    ``cost`` is how many times slower than the engine's CartPole a call is, roughly (gymnasium's
+    numpy CartPole 8, EnvPool 16, Acrobot 16): a round then lasts a few milliseconds for every
+    implementation. The count depends on nothing measured, so a benchmark's rounds are the same
+    length in every run and ``--benchmark-compare`` compares like with like.
+    """
+    return max(MIN_CALLS, min(1000, 2**18 // (num_envs * cost)))
 
 
 def step_round(step, rows):
@@ -36,35 +45,25 @@ def step_round(step, rows):
 
 
 def run_rounds(benchmark, round_fn):
-    """Time ``round_fn`` with pytest-benchmark; with benchmarks disabled, call it once."""
+    """Time ``round_fn`` with pytest-benchmark; with benchmarks disabled, call it once.
+
+    Short rounds, many of them: the figures use the best round, and on a shared machine the more
+    rounds there are, the likelier one of them ran undisturbed.
+    """
     if benchmark.disabled:
         benchmark(round_fn)
         return
     start = time.perf_counter()
-    round_fn()  # warm-up, and calibration of the round count
+    round_fn()  # warm-up, and calibration of the round count (never of the round's length)
     elapsed = max(time.perf_counter() - start, 1e-6)
     rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS, math.ceil(BUDGET_S / elapsed))))
     benchmark.pedantic(round_fn, rounds=rounds, warmup_rounds=1, iterations=1)
 
 
 def run_steps(benchmark, step, rows):
-    """Time rounds of consecutive ``step`` calls over the pre-made ``rows``; return the calls made
-    per round.
-
-    One untimed pass over ``rows`` gives the cost of a call; a round then takes as many rows as
-    fill about ``ROUND_S`` (all of them at most), so slow steps get short rounds and many of them.
-    Short rounds matter on a shared machine: the best round is the figure, and the more rounds
-    there are, the likelier one of them ran undisturbed.
-    """
-    if benchmark.disabled:
-        benchmark(step_round(step, rows))
-        return len(rows)
-    start = time.perf_counter()
-    step_round(step, rows)()
-    per_call = max((time.perf_counter() - start) / len(rows), 1e-9)
-    calls = int(min(len(rows), max(1, round(ROUND_S / per_call))))
-    run_rounds(benchmark, step_round(step, rows[:calls]))
-    return calls
+    """Time rounds of ``step`` over every pre-made row of ``rows``; return the calls per round."""
+    run_rounds(benchmark, step_round(step, rows))
+    return len(rows)
 
 
 def action_rows(calls, num_envs, seed=0, *, discrete=True, low=0, high=1, shape=(), dtype=None):
@@ -121,13 +120,6 @@ def require_game(gym_id):
         return registry.resolve(gym_id)
     except ValueError:
         pytest.skip(f"no vecenv game for {gym_id} yet (envs/ has {registry.list_envs()})")
-
-
-def require_module(name, what):
-    """Import ``name`` or skip with the reason; an import that is present but broken fails."""
-    if importlib.util.find_spec(name) is None:
-        pytest.skip(f"{what} is not present ({name} cannot be found)")
-    return importlib.import_module(name)
 
 
 def require_gym_face(module):

@@ -88,7 +88,7 @@ def _vector_cases():
         cases += [(n, t, "vecenv"), (n, t, "face")]
         if n == 4096:
             cases.append((n, t, "face-nocopy"))
-    return [pytest.param(*c, id=f"N={c[0]}-{c[2]}" + (f"-T={c[1]}" if c[1] else "")) for c in cases]
+    return [pytest.param(*c, id=f"N{c[0]}-{c[2]}" + (f"-T{c[1]}" if c[1] else "")) for c in cases]
 
 
 def _make(n, threads, impl):
@@ -116,7 +116,8 @@ def _make(n, threads, impl):
 def test_vector_step(benchmark, n, threads, impl):
     benchmark.group = f"face N={n}"
     step = _make(n, threads, impl)
-    calls = run_steps(benchmark, step, action_rows(calls_per_round(n), n))
+    rows = action_rows(calls_per_round(n, cost=8 if impl == "gymnasium" else 1), n)
+    calls = run_steps(benchmark, step, rows)
     report.record(benchmark, ("face", n, threads, impl), calls, n, threads=threads or 1, impl=impl)
 
 

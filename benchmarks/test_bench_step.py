@@ -99,7 +99,7 @@ def _cases():
             cases += [(n, t, "vecenv"), (n, t, "handwritten")]
         if n in SMALL_NS:
             cases.append((n, 2, "handwritten-prange"))
-    return [pytest.param(*c, id=f"N={c[0]}-{c[2]}" + (f"-T={c[1]}" if c[1] else "")) for c in cases]
+    return [pytest.param(*c, id=f"N{c[0]}-{c[2]}" + (f"-T{c[1]}" if c[1] else "")) for c in cases]
 
 
 def _make(n, threads, impl):
@@ -118,7 +118,8 @@ def _make(n, threads, impl):
 def test_cartpole_step(benchmark, n, threads, impl):
     benchmark.group = f"cartpole-step N={n}"
     step = _make(n, threads, impl)
-    calls = run_steps(benchmark, step, action_rows(calls_per_round(n), n))
+    rows = action_rows(calls_per_round(n, cost=8 if impl == "gymnasium" else 1), n)
+    calls = run_steps(benchmark, step, rows)
     report.record(
         benchmark, ("cartpole", n, threads, impl), calls, n, threads=threads or 1, impl=impl
     )

@@ -14,6 +14,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from types import ModuleType
 
 import numba
 
@@ -76,15 +77,30 @@ def driver_source(rules_module, action_discrete):
     )
 
 
+def _inlined_sources(module, found=None):
+    """The files of ``module`` and of every vecenv module it imports, directly or not."""
+    found = set() if found is None else found
+    path = getattr(module, "__file__", None)
+    if path is None or path in found:
+        return found
+    found.add(path)
+    for value in vars(module).values():
+        name = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", "")
+        if isinstance(name, str) and name.startswith("vecenv.") and name in sys.modules:
+            _inlined_sources(sys.modules[name], found)
+    return found
+
+
 def load_drivers(game, rules_module, action_discrete):
     """Import (writing it first if needed) the generated driver module of ``game``."""
     source = driver_source(rules_module, action_discrete)
     digest = hashlib.sha256((source + numba.__version__).encode())
-    # The rules inline code from their own folder and from the kernels: any edit there must give
-    # a new module, or numba would keep serving machine code compiled from the old source.
-    for folder in (Path(rules_module.__file__).parent, Path(__file__).parent):
-        for path in sorted(folder.glob("*.py")):
-            digest.update(path.name.encode() + path.read_bytes())
+    # The rules inline code from every module they import: any edit there must give a new
+    # module, or numba would keep serving machine code compiled from the old source.
+    # (Imported constants leave no trace of their module, so the whole core is always included.)
+    core = {str(p) for p in Path(__file__).parent.glob("*.py")}
+    for path in sorted(_inlined_sources(rules_module) | core):
+        digest.update(path.encode() + Path(path).read_bytes())
     modname = f"vecenv_drivers_{game}_{digest.hexdigest()[:16]}"
     if modname in sys.modules:
         return sys.modules[modname]

@@ -71,8 +71,8 @@ def test_list_shows_games_ids_and_faces(capsys):
 
 
 def test_faces_come_from_the_spec():
-    spec = registry.get_spec("cartpole")
-    assert faces(spec) == ["gym"]
+    assert faces(registry.get_spec("cartpole")) == ["gym"]
+    assert faces(registry.get_spec("catch")) == ["gym", "csuite"]
 
 
 # -- train -----------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ def rollout(game, num_envs, num_threads, steps, seed=123, action_seed=7, autores
         seed=seed,
         num_threads=num_threads,
         autoreset=autoreset,
-        episodeSteps=50,
+        max_episode_steps=50,
     )
     rng = np.random.default_rng(action_seed)
     # Actions drawn for the largest batch, so every batch size sees the same per-episode actions.

@@ -51,7 +51,7 @@ def test_shapes_and_dtypes(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_time_limit_truncates_at_episode_steps(game):
-    e = vecenv.make(game, num_envs=3, seed=1, autoreset="disabled", episodeSteps=7)
+    e = vecenv.make(game, num_envs=3, seed=1, autoreset="disabled", max_episode_steps=7)
     rng = np.random.default_rng(1)
     for k in range(1, 8):
         _, _, terminated, truncated = e.step(random_actions(e, rng))

@@ -73,3 +73,23 @@ def test_bad_configuration_is_a_value_error_naming_the_key(overrides, match):
 
 def test_integral_floats_are_accepted_as_integers():
     assert GameSpec(RAW).resolve_configuration({"rows": 4.0})["rows"] == 4
+
+
+def test_infinite_numbers_only_where_the_spec_allows_them():
+    raw = dict(
+        RAW,
+        configuration={
+            "speed": {"type": "number", "minimum": 0, "default": "inf", "infinite": True},
+            "rate": {"type": "number", "default": 1.0},
+        },
+        observation={"obs": {"shape": [1], "low": "-speed", "high": "speed"}},
+        action={"type": "integer", "minimum": 0, "maximum": 1},
+    )
+    spec = GameSpec(raw)
+    assert spec.resolve_configuration({}) == {"speed": float("inf"), "rate": 1.0}
+    assert spec.observation[0].high[0] == np.inf
+    assert spec.resolve_configuration({"speed": 3})["speed"] == 3.0
+    with pytest.raises(ValueError, match=r"'rate' must be a number in \[-inf, inf\] \(finite\)"):
+        spec.resolve_configuration({"rate": float("inf")})
+    with pytest.raises(ValueError, match="'speed' must be a number"):
+        spec.resolve_configuration({"speed": float("nan")})

@@ -5,7 +5,16 @@ the interfaces people already use: ``vecenv.gym`` (Gymnasium, registered as ``ve
 import), and the command line ``vecenv``.
 """
 
-from .registry import list_envs
+import os
+
+# numba's OpenMP workers spin between parallel loops by default. An engine is stepped from Python
+# with other work (a learner, other processes) in between, and spinning workers then steal those
+# cores: on a busy 2-core machine 2 threads ran 50-100x slower than 1. Sleeping workers cost a few
+# microseconds per call instead. It must be set before the OpenMP runtime starts; a user's own
+# setting wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from .registry import list_envs  # noqa: E402
 
 __version__ = "0.1.0"
 __all__ = ["make", "list_envs", "Engine", "__version__"]

@@ -26,7 +26,10 @@ class CliError(Exception):
 # -- games ---------------------------------------------------------------------------------------
 
 # Each face and the test telling whether a game's specification offers it; more faces append here.
-FACES = (("gym", lambda spec: bool(spec.gym.get("id"))),)
+FACES = (
+    ("gym", lambda spec: bool(spec.gym.get("id"))),
+    ("csuite", lambda spec: "csuite" in spec.raw),
+)
 
 
 def faces(spec):

@@ -23,7 +23,6 @@ from pathlib import Path
 
 import numpy as np
 
-
 _OPS = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -61,6 +60,11 @@ def _bound(value, dtype, config):
             return -big if value.startswith("-") else big
         return evaluate(value, config)
     return value
+
+
+def _number(value):
+    """A configuration number from JSON, where "inf" and "-inf" stand for the infinities."""
+    return float(value) if isinstance(value, str) and value.lstrip("-") == "inf" else value
 
 
 def _flatten(values):
@@ -117,6 +121,7 @@ class ConfigEntry:
     maximum: object = None
     enum: tuple = None
     description: str = ""
+    infinite: bool = False  # a number that may be +-inf (the spec says "infinite": true)
 
     @property
     def record_dtype(self):
@@ -132,7 +137,8 @@ class ConfigEntry:
         lo = "-inf" if self.minimum is None else self.minimum
         hi = "inf" if self.maximum is None else self.maximum
         kind = "an integer" if self.type == "integer" else "a number"
-        return f"{kind} in [{lo}, {hi}]"
+        finite = "" if self.type == "integer" or self.infinite else " (finite)"
+        return f"{kind} in [{lo}, {hi}]{finite}"
 
     def check(self, value):
         """Return ``value`` normalised, or raise ValueError naming the key and what is allowed."""
@@ -162,7 +168,7 @@ class ConfigEntry:
             if not isinstance(value, (int, float, np.integer, np.floating)):
                 fail()
             value = float(value)
-            if not math.isfinite(value):
+            if math.isnan(value) or (math.isinf(value) and not self.infinite):
                 fail()
         if (self.minimum is not None and value < self.minimum) or (
             self.maximum is not None and value > self.maximum
@@ -189,11 +195,14 @@ class GameSpec:
             key: ConfigEntry(
                 name=key,
                 type=entry.get("type", "number"),
-                default=entry.get("default"),
+                default=_number(entry.get("default"))
+                if entry.get("type") == "number"
+                else entry.get("default"),
                 minimum=entry.get("minimum"),
                 maximum=entry.get("maximum"),
                 enum=tuple(entry["enum"]) if "enum" in entry else None,
                 description=entry.get("description", ""),
+                infinite=bool(entry.get("infinite", False)),
             )
             for key, entry in raw.get("configuration", {}).items()
         }

@@ -4,6 +4,7 @@ import math
 
 import numba as nb
 import numpy as np
+
 from vecenv.kernels.rng import uniform_range
 
 FIELDS = [

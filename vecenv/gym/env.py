@@ -60,8 +60,8 @@ class GameEnv(gymnasium.Env):
 
     def _observation(self):
         if isinstance(self._obs, dict):
-            return {k: v[0].copy() for k, v in self._obs.items()}
-        return self._obs[0].copy()
+            return {k: v[0, ...].copy() for k, v in self._obs.items()}
+        return self._obs[0, ...].copy()
 
     def _set_action(self, action):
         if self._discrete:

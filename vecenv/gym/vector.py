@@ -142,9 +142,9 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         fobs = self._final_obs
         for i in np.flatnonzero(done):
             final[i] = (
-                {k: v[i].copy() for k, v in fobs.items()}
+                {k: v[i, ...].copy() for k, v in fobs.items()}
                 if isinstance(fobs, dict)
-                else fobs[i].copy()
+                else fobs[i, ...].copy()
             )
         return {
             "final_obs": final,

@@ -1,0 +1,1 @@
+"""Catch: csuite's continuing Catch (catch falling balls with a paddle; balls keep coming)."""
