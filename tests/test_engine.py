@@ -268,3 +268,19 @@ def test_render_rgb_array(game):
     assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
     with pytest.raises(ValueError, match="no 'video' renderer"):
         e.render(0, "video")
+
+
+def test_odd_action_arrays_are_normalised_and_give_the_same_steps():
+    """Read-only, strided or narrow actions are copied into the kernels' one array type."""
+    ref = vecenv.make("cartpole", num_envs=4, seed=2)
+    e = vecenv.make("cartpole", num_envs=4, seed=2)
+    base = np.array([1, 0, 1, 1])
+    readonly = base.copy()
+    readonly.setflags(write=False)
+    strided = np.repeat(base, 2)[::2]
+    for actions in (readonly, strided, base.astype(np.uint8), [1, 0, 1, 1]):
+        ref.step(base)
+        e.step(actions)
+        np.testing.assert_array_equal(e.get_state(), ref.get_state())
+    # One compiled step for every kind of input: nothing recompiled for the odd ones.
+    assert len(e._drivers.step.overloads) == 1

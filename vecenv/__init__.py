@@ -22,16 +22,9 @@ __all__ = ["make", "list_envs", "Engine", "__version__"]
 
 def make(game, num_envs=1, seed=None, num_threads=1, autoreset="next_step", **configuration):
     """Make an engine of ``num_envs`` episodes of ``game`` (see :class:`vecenv.engine.Engine`)."""
-    from .engine import make as _make
+    from .engine import Engine
 
-    return _make(
-        game,
-        num_envs=num_envs,
-        seed=seed,
-        num_threads=num_threads,
-        autoreset=autoreset,
-        **configuration,
-    )
+    return Engine(game, num_envs, seed, num_threads, autoreset, **configuration)
 
 
 def __getattr__(name):

@@ -79,10 +79,6 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         self._rewards = engine.rewards.reshape(self.num_envs)
         self._terminated = engine.terminated
         self._truncated = engine.truncated
-        action = engine.action
-        self._act_dtype = action.kernel_dtype
-        self._act_shape = (self.num_envs,) + action.shape
-        self._act_flat = (self.num_envs, action.width)
 
     @property
     def engine(self):
@@ -115,12 +111,7 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         return spaces.copy_obs(arr) if self.copy else arr
 
     def step(self, actions):
-        a = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
-        if a.dtype == self._act_dtype and a.shape == self._act_shape and a.flags.c_contiguous:
-            flat = a.reshape(self._act_flat)
-        else:
-            flat = self._engine._actions(a)  # full checks and conversion
-        self._engine.step_flat(flat)
+        self._engine.step(actions)
         infos = {}
         if self._final_obs is not None:
             done = self._terminated | self._truncated
