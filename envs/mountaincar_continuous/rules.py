@@ -15,24 +15,26 @@ import math
 import numba as nb
 import numpy as np
 
+# The state's fields, the start and the observation are the discrete game's, as are the track and
+# gravity. As there, every finite state is playable: a step clips the velocity and the position
+# back onto the track, so no field needs bounds. (A float32 state may even lie a hair outside the
+# float64 track: float32(-1.2) < -1.2.)
+from vecenv.envs.mountaincar.rules import (  # noqa: F401 (FIELDS, STATE_BOUNDS, reset, observe)
+    FIELDS,
+    GRAVITY,
+    MAX_POSITION,
+    MAX_SPEED,
+    MIN_POSITION,
+    STATE_BOUNDS,
+    observe,
+    reset,
+)
 from vecenv.kernels.npmath import f32
-from vecenv.kernels.rng import uniform_range
-
-FIELDS = [("position", np.float64), ("velocity", np.float64)]
-
-# Every finite state is playable: a step clips the velocity and the position back onto the track,
-# as gymnasium does for a state set from outside, so no field needs bounds. (A float32 state may
-# even lie a hair outside the float64 track: float32(-1.2) < -1.2.)
-STATE_BOUNDS = {}
 
 MIN_ACTION = -1.0
 MAX_ACTION = 1.0
-MIN_POSITION = -1.2
-MAX_POSITION = 0.6
-MAX_SPEED = 0.07
 GOAL_POSITION = 0.45
 POWER = 0.0015
-GRAVITY = 0.0025
 
 # The constants as float32 arithmetic sees them.
 POWER32 = float(np.float32(POWER))
@@ -40,12 +42,6 @@ MIN_POSITION32 = float(np.float32(MIN_POSITION))
 MAX_POSITION32 = float(np.float32(MAX_POSITION))
 MAX_SPEED32 = float(np.float32(MAX_SPEED))
 GOAL_POSITION32 = float(np.float32(GOAL_POSITION))
-
-
-@nb.njit(cache=True, error_model="numpy")
-def reset(s, cfg):
-    s.position = uniform_range(s, -0.6, -0.4)
-    s.velocity = 0.0
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -92,10 +88,3 @@ def step(s, cfg, actions, rewards):
     # The cost is of the unclipped action; its square is exact in float64.
     rewards[0] = (100.0 if terminated else 0.0) - action * action * 0.1
     return 1 if terminated else 0
-
-
-@nb.njit(cache=True, error_model="numpy")
-def observe(s, cfg, obs, i):
-    out = obs[0]
-    out[i, 0, 0] = s.position
-    out[i, 0, 1] = s.velocity

@@ -3,9 +3,9 @@
 The state is float64 as gymnasium's. The torque is a float32, as the action space says (a float64
 action is rounded to float32 first), and NumPy keeps float32 arithmetic wherever gymnasium combines
 it with Python constants: the torque's square and its two products are float32 operations, emulated
-here as the float64 operation rounded once to float32 (exact for *). Squares go through the C
-library's pow and powf, as NumPy's scalar power does: they are not always the correctly rounded
-product x * x, and LLVM would rewrite a visible pow(x, 2) into that product.
+here as the float64 operation rounded once to float32 (exact for *). Squares are the C library's
+pow and powf results, as NumPy's scalar power gives them (see ``vecenv.kernels.npmath``): they are
+not always the correctly rounded product x * x.
 """
 
 import math
@@ -13,7 +13,7 @@ import math
 import numba as nb
 import numpy as np
 
-from vecenv.kernels.npmath import f32, pow, powf
+from vecenv.kernels.npmath import f32, powf, square
 from vecenv.kernels.rng import uniform_range
 
 # last_u is the torque of the last step, kept only for drawing (gymnasium's ``last_u``).
@@ -53,7 +53,7 @@ def step(s, cfg, actions, rewards):
     th = s.theta
     thdot = s.theta_dot
     u_sq = np.float64(powf(np.float32(u), np.float32(2.0)))
-    costs = pow(angle_normalize(th), 2.0) + 0.1 * pow(thdot, 2.0) + f32(TORQUE_COST32 * u_sq)
+    costs = square(angle_normalize(th)) + 0.1 * square(thdot) + f32(TORQUE_COST32 * u_sq)
     newthdot = thdot + (3 * cfg.g / (2 * L) * math.sin(th) + f32(TORQUE_GAIN * u)) * DT
     newthdot = min(max(newthdot, -MAX_SPEED), MAX_SPEED)
     s.theta = th + newthdot * DT

@@ -1,4 +1,7 @@
-"""Acrobot against gymnasium's AcrobotEnv: dynamics, spaces, initial states, frames, bad input."""
+"""Acrobot against gymnasium's AcrobotEnv: dynamics, initial states, frames, bad states.
+
+Spaces, registration, frames following the state and bad actions: test_classic_control.py.
+"""
 
 import gymnasium
 import numpy as np
@@ -9,11 +12,7 @@ from gymnasium.envs.classic_control.acrobot import AcrobotEnv
 import vecenv
 from vecenv import registry
 
-FIELDS = ["theta1", "theta2", "dtheta1", "dtheta2"]
-
-
-def fields(record):
-    return np.array([record[f] for f in FIELDS], dtype=np.float64)
+from .side_by_side import ACROBOT as GAME
 
 
 def pump(obs):
@@ -37,11 +36,11 @@ def test_trajectories_are_bit_identical_to_gymnasium(mode):
     """
     num_envs, episodes = 2, 3
     engine = vecenv.make(
-        "acrobot", num_envs=num_envs, seed=2024, autoreset="disabled", book_or_nips=mode
+        GAME.name, num_envs=num_envs, seed=2024, autoreset="disabled", book_or_nips=mode
     )
     refs = []
     for _ in range(num_envs):
-        ref = gymnasium.make("Acrobot-v1")
+        ref = gymnasium.make(GAME.gym_id)
         ref.unwrapped.book_or_nips = mode
         refs.append(ref)
     rng = np.random.default_rng(7)
@@ -54,7 +53,7 @@ def test_trajectories_are_bit_identical_to_gymnasium(mode):
         start = engine.get_state()
         for i, ref in enumerate(refs):
             ref.reset(seed=ep)  # restarts the TimeLimit's count
-            ref.unwrapped.state = fields(start[i]).astype(np.float32)
+            ref.unwrapped.state = GAME.values(start[i]).astype(np.float32)
             obs = ref.unwrapped._get_ob()
             ours = engine.obs["obs"][i, 0]
             np.testing.assert_array_max_ulp(ours[:4], obs[:4], maxulp=1)
@@ -71,7 +70,7 @@ def test_trajectories_are_bit_identical_to_gymnasium(mode):
                     continue
                 obs, reward, term, trunc, _ = ref.step(int(actions[i]))
                 np.testing.assert_array_equal(
-                    fields(state[i]),
+                    GAME.values(state[i]),
                     ref.unwrapped.state,
                     err_msg=f"state of env {i}, episode {ep}, step {t}",
                 )
@@ -92,8 +91,8 @@ def test_trajectories_are_bit_identical_to_gymnasium(mode):
 
 
 def test_dynamics_variants_differ():
-    book = vecenv.make("acrobot", num_envs=4, seed=3, book_or_nips="book")
-    nips = vecenv.make("acrobot", num_envs=4, seed=3, book_or_nips="nips")
+    book = vecenv.make(GAME.name, num_envs=4, seed=3, book_or_nips="book")
+    nips = vecenv.make(GAME.name, num_envs=4, seed=3, book_or_nips="nips")
     np.testing.assert_array_equal(book.get_state(), nips.get_state())
     actions = np.array([0, 1, 2, 2])
     for _ in range(5):
@@ -103,11 +102,11 @@ def test_dynamics_variants_differ():
 
 
 def test_initial_states_are_uniform_in_a_tenth():
-    engine = vecenv.make("acrobot", num_envs=256, seed=0)
+    engine = vecenv.make(GAME.name, num_envs=256, seed=0)
     starts = []
     for seed in range(20):
         engine.reset(seed=seed)
-        starts.append(np.stack([engine.states[f] for f in FIELDS], axis=1))
+        starts.append(np.stack([engine.states[f] for f in GAME.fields], axis=1))
     starts = np.concatenate(starts)
     # gymnasium holds its initial state in float32, so the bounds are float32's nearest to 0.1.
     assert (starts >= np.float32(-0.1)).all() and (starts <= np.float32(0.1)).all()
@@ -117,43 +116,22 @@ def test_initial_states_are_uniform_in_a_tenth():
     assert len(np.unique(starts[:, 0])) > 0.99 * len(starts)
 
 
-def test_spaces_and_registration_match_gymnasium():
-    spec = registry.get_spec("acrobot")
-    assert registry.get_spec("Acrobot-v1") is spec
-    (field,) = spec.observation
-    ours = spaces.Box(low=field.low, high=field.high, shape=field.shape, dtype=field.dtype)
-    ref = AcrobotEnv()
-    assert ours == ref.observation_space
-    assert spec.action.discrete
-    low, high = int(spec.action.low[0]), int(spec.action.high[0])
-    assert spaces.Discrete(high - low + 1, start=low) == ref.action_space == spaces.Discrete(3)
-    gym_spec = gymnasium.spec("Acrobot-v1")
-    assert spec.gym["max_episode_steps"] == gym_spec.max_episode_steps == 500
-    assert spec.gym["reward_threshold"] == gym_spec.reward_threshold
-    assert spec.configuration["episodeSteps"].default == 500
-    assert spec.render["fps"] == ref.metadata["render_fps"]
+def test_three_actions_500_steps_and_a_500_square_frame_as_gymnasium():
+    spec = registry.get_spec(GAME.name)
+    assert AcrobotEnv().action_space == spaces.Discrete(3)
+    assert gymnasium.spec(GAME.gym_id).max_episode_steps == 500
+    assert spec.gym["max_episode_steps"] == spec.configuration["episodeSteps"].default == 500
+    assert spec.render["height"] == spec.render["width"] == 500
 
 
 def test_configuration_rejects_unknown_dynamics():
     with pytest.raises(ValueError, match="book_or_nips"):
-        vecenv.make("acrobot", book_or_nips="paper")
-
-
-def test_render_is_a_500_square_frame_that_follows_the_state():
-    engine = vecenv.make("acrobot", num_envs=2, seed=0)
-    frame = engine.render(0)
-    assert frame.dtype == np.uint8 and frame.shape == (500, 500, 3)
-    state = engine.get_state(1)
-    state["theta1"], state["theta2"] = 2.0, -1.0
-    engine.set_state(state, 1)
-    other = engine.render(1)
-    assert other.shape == (500, 500, 3) and not np.array_equal(frame, other)
-    assert isinstance(engine.render(1, mode="ansi"), str)
+        vecenv.make(GAME.name, book_or_nips="paper")
 
 
 def test_render_matches_gymnasium_frames_up_to_antialiasing():
     pytest.importorskip("pygame")
-    engine = vecenv.make("acrobot", num_envs=1, seed=0)
+    engine = vecenv.make(GAME.name, num_envs=1, seed=0)
     ref = AcrobotEnv(render_mode="rgb_array")
     ref.reset(seed=0)
     rng = np.random.default_rng(1)
@@ -162,7 +140,7 @@ def test_render_matches_gymnasium_frames_up_to_antialiasing():
             state = engine.get_state(0)
             state["theta1"], state["theta2"] = rng.uniform(-np.pi, np.pi, size=2)
             engine.set_state(state, 0)
-            ref.state = fields(state)
+            ref.state = GAME.values(state)
             ours, theirs = engine.render(0), ref.render()
             drawn = np.any(theirs != 255, axis=2).sum()
             differ = np.any(ours != theirs, axis=2).sum()
@@ -172,28 +150,8 @@ def test_render_matches_gymnasium_frames_up_to_antialiasing():
         ref.close()
 
 
-@pytest.mark.parametrize("bad", [3, -1])
-def test_out_of_range_action_names_the_env_and_changes_nothing(bad):
-    engine = vecenv.make("acrobot", num_envs=4, seed=1)
-    engine.step(np.array([0, 1, 2, 1]))
-    before = engine.get_state()
-    obs = engine.obs["obs"].copy()
-    with pytest.raises(ValueError, match="env 2"):
-        engine.step(np.array([1, 0, bad, 2]))
-    np.testing.assert_array_equal(engine.get_state(), before)
-    np.testing.assert_array_equal(engine.obs["obs"], obs)
-
-
-def test_float_actions_are_rejected_and_change_nothing():
-    engine = vecenv.make("acrobot", num_envs=4, seed=1)
-    before = engine.get_state()
-    with pytest.raises(ValueError, match="integers"):
-        engine.step(np.array([0.0, 1.0, 1.5, 2.0]))
-    np.testing.assert_array_equal(engine.get_state(), before)
-
-
 def test_set_state_rejects_states_outside_the_reachable_bounds():
-    engine = vecenv.make("acrobot", num_envs=2, seed=1)
+    engine = vecenv.make(GAME.name, num_envs=2, seed=1)
     before = engine.get_state()
     bad = engine.get_state()
     bad["dtheta2"][1] = 1e300
@@ -207,10 +165,10 @@ def test_one_step_map_is_bit_identical_over_the_whole_state_box(mode):
     """From states spread over all of STATE_BOUNDS, where the wrap and the velocity clamps act."""
     n = 1000
     rng = np.random.default_rng(11)
-    engine = vecenv.make("acrobot", num_envs=n, seed=0, autoreset="disabled", book_or_nips=mode)
+    engine = vecenv.make(GAME.name, num_envs=n, seed=0, autoreset="disabled", book_or_nips=mode)
     bounds = engine.rules.STATE_BOUNDS
     states = engine.get_state()
-    for f in FIELDS:
+    for f in GAME.fields:
         lo, hi = bounds[f]
         states[f] = rng.uniform(lo, hi, size=n)
     states["dtheta1"][:50] = bounds["dtheta1"][1]
@@ -224,9 +182,9 @@ def test_one_step_map_is_bit_identical_over_the_whole_state_box(mode):
     ref.book_or_nips = mode
     clamped = wrapped = terminated = 0
     for i in range(n):
-        ref.state = fields(states[i])
+        ref.state = GAME.values(states[i])
         obs, reward, term, _, _ = ref.step(int(actions[i]))
-        np.testing.assert_array_equal(fields(after[i]), ref.state, err_msg=f"state {i}")
+        np.testing.assert_array_equal(GAME.values(after[i]), ref.state, err_msg=f"state {i}")
         np.testing.assert_array_equal(engine.obs["obs"][i, 0], obs)
         assert (engine.rewards[i, 0], bool(engine.terminated[i])) == (reward, term)
         clamped += (
