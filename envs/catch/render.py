@@ -1,5 +1,6 @@
 """Catch frames as csuite draws them: the board itself, one pixel per cell, white where the paddle
-or a ball is and black elsewhere; and a text board."""
+or a ball is and black elsewhere; and a text board. WindyCatch and DancingCatch draw theirs from
+``board`` and ``text_rows``."""
 
 import numpy as np
 
@@ -21,7 +22,7 @@ def rgb_array(state, config):
     return np.repeat(cells[:, :, None], 3, axis=2)
 
 
-def ansi(state, config):
+def text_rows(state, config):
     """One line per row: 'o' a ball, '=' the paddle, '.' an empty cell."""
     cells = board(state, config)
     paddle_y = int(state["paddle_y"])
@@ -29,4 +30,8 @@ def ansi(state, config):
     for row in range(cells.shape[0]):
         mark = "=" if row == paddle_y else "o"
         lines.append("".join(mark if c else "." for c in cells[row]))
-    return "\n".join(lines)
+    return lines
+
+
+def ansi(state, config):
+    return "\n".join(text_rows(state, config))

@@ -7,6 +7,10 @@ a uniform column of the top row with probability ``spawn_probability`` (the unif
 step). A ball appears at most once per step, so balls sit in distinct rows: ``balls[r]`` is the
 column of the ball in row ``r``, or -1 when that row has none. The paddle's row never holds a
 ball between steps.
+
+WindyCatch and DancingCatch are this game with more in it: they take the board's fields, checks
+and mechanics from here (``board_fields``, ``check_board``, ``reset_board``, ``advance`` or, for
+balls that do not fall straight, its parts ``move_paddle``, ``score`` and ``spawn``).
 """
 
 import numba as nb
@@ -16,7 +20,7 @@ from vecenv.kernels.rng import integer, uniform
 
 NO_BALL = -1
 
-# Error messages, as csuite's Catch.set_state words them.
+# Error messages, as csuite's Catch.set_state (and its variants') words them.
 INVALID_PADDLE_POS = "Invalid state: paddle should be positioned at the bottom of the board."
 INVALID_BALLS_RANGE = (
     "Invalid state: positions of balls and paddle not in expected"
@@ -28,7 +32,8 @@ BALL_ON_PADDLE_ROW = (
 )
 
 
-def FIELDS(config):
+def board_fields(config):
+    """The paddle's and the balls' fields."""
     return [
         ("paddle_x", np.int64),
         ("paddle_y", np.int64),
@@ -36,8 +41,12 @@ def FIELDS(config):
     ]
 
 
-@nb.njit(cache=True, error_model="numpy")
-def reset(s, cfg):
+FIELDS = board_fields
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def reset_board(s, cfg):
+    """The paddle centred on the bottom row, one ball in a uniform column of the top row."""
     s.paddle_x = cfg.columns // 2
     s.paddle_y = cfg.rows - 1
     balls = s.balls
@@ -46,27 +55,67 @@ def reset(s, cfg):
     balls[0] = integer(s, cfg.columns)
 
 
-@nb.njit(cache=True, error_model="numpy")
-def step(s, cfg, actions, rewards):
-    x = s.paddle_x + actions[0] - 1  # 0 left, 1 stay, 2 right
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def move_paddle(s, cfg, action):
+    """Move the paddle by ``action`` (0 left, 1 stay, 2 right), clipped at the walls; returns its
+    new column."""
+    x = s.paddle_x + action - 1
     if x < 0:
         x = 0
     elif x > cfg.columns - 1:
         x = cfg.columns - 1
     s.paddle_x = x
-    balls = s.balls
+    return x
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def score(landing, paddle_x):
+    """The reward of the ball landing in column ``landing`` of the paddle's row: +1 on the paddle,
+    -1 beside it, 0 when there is none (``NO_BALL``)."""
+    if landing == NO_BALL:
+        return 0.0
+    return 1.0 if landing == paddle_x else -1.0
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def land_and_fall(balls, paddle_x):
+    """The ball one row above the paddle falls onto the paddle's row: scored and removed; every
+    other ball falls one row. Row 0 is left for ``spawn``. Returns the reward."""
     rows = balls.shape[0]
-    # The ball one row above the paddle falls onto the paddle's row: scored and removed.
-    landing = balls[rows - 2]
-    reward = 0.0
-    if landing != NO_BALL:
-        reward = 1.0 if landing == x else -1.0
+    reward = score(balls[rows - 2], paddle_x)
     for r in range(rows - 2, 0, -1):
         balls[r] = balls[r - 1]
+    return reward
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def spawn(s, cfg, balls):
+    """Row 0 holds a new ball in a uniform column with probability ``spawn_probability``, else
+    none (the uniform is drawn every step)."""
     balls[0] = NO_BALL
     if uniform(s) < cfg.spawn_probability:
         balls[0] = integer(s, cfg.columns)
-    rewards[0] = reward
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def advance(s, cfg, action):
+    """Catch's step on the board: the paddle moves, the balls fall (the landing one is scored), a
+    ball may spawn. Returns the reward."""
+    x = move_paddle(s, cfg, action)
+    balls = s.balls
+    reward = land_and_fall(balls, x)
+    spawn(s, cfg, balls)
+    return reward
+
+
+@nb.njit(cache=True, error_model="numpy")
+def reset(s, cfg):
+    reset_board(s, cfg)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def step(s, cfg, actions, rewards):
+    rewards[0] = advance(s, cfg, actions[0])
     return 0
 
 
@@ -81,9 +130,10 @@ def observe(s, cfg, obs, i):
             board[r, balls[r]] = 1
 
 
-def check_state(records, config):
+def check_board(records, config):
     """csuite's checks (paddle on the bottom row, positions on the board), plus: the paddle's row
-    holds no ball (csuite accepts one there, and then fails at the next step)."""
+    holds no ball (csuite accepts one there, and then fails at the next step: the ball falls off
+    the board unscored)."""
     rows, columns = config["rows"], config["columns"]
     px, py = records["paddle_x"], records["paddle_y"]
     if ((px < 0) | (px >= columns) | (py != rows - 1)).any():
@@ -94,3 +144,6 @@ def check_state(records, config):
     if (balls[:, rows - 1] != NO_BALL).any():
         return BALL_ON_PADDLE_ROW.format(row=rows - 1)
     return None
+
+
+check_state = check_board

@@ -3,18 +3,12 @@ pixel per cell, white where the entry is 1 and black elsewhere."""
 
 import numpy as np
 
-from .rules import NO_BALL
+from vecenv.envs.catch.render import board
 
 
 def observation(state, config):
-    """The observation of ``state``: the row-major board read through ``shuffle_idx``."""
-    columns = config["columns"]
-    cells = np.zeros(config["rows"] * columns, dtype=np.uint8)
-    cells[int(state["paddle_y"]) * columns + int(state["paddle_x"])] = 1
-    for y, x in enumerate(np.asarray(state["balls"]).tolist()):
-        if x != NO_BALL:
-            cells[y * columns + x] = 1
-    return cells[np.asarray(state["shuffle_idx"])]
+    """The observation of ``state``: Catch's row-major board read through ``shuffle_idx``."""
+    return board(state, config).astype(np.uint8).ravel()[np.asarray(state["shuffle_idx"])]
 
 
 def rgb_array(state, config):

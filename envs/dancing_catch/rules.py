@@ -1,9 +1,9 @@
 """DancingCatch's rules over one episode's record, as csuite's ``DancingCatch``.
 
-The balls live in ``balls``, one entry per row: the column of the ball in that row, or -1. Balls
-spawn one step apart and fall together, so no two share a row and the oldest is the lowest: this
-is csuite's age-ordered list of balls for every state its rules reach. The paddle row's entry stays
--1 (a ball reaching it is scored and removed in the same step).
+The board is Catch's (``vecenv.envs.catch.rules``): ``balls`` holds one entry per row, the column of
+the ball in that row, or -1. Balls spawn one step apart and fall together, so no two share a row
+and the oldest is the lowest: this is csuite's age-ordered list of balls for every state its rules
+reach. The paddle row's entry stays -1 (a ball reaching it is scored and removed in the same step).
 
 Each step, in csuite's order: the paddle moves, every ball falls one row, the ball reaching the
 paddle row scores +1 (caught) or -1 (missed) and leaves, a new ball spawns in row 0 with probability
@@ -15,31 +15,18 @@ the row-major board read through ``shuffle_idx``: entry k shows board cell ``shu
 import numba as nb
 import numpy as np
 
-from vecenv.kernels.rng import integer, uniform
+from vecenv.envs.catch.rules import advance, board_fields, check_board, reset_board
+from vecenv.kernels.rng import integer
 
-NO_BALL = -1
 TIME_MAX = np.iinfo(np.int64).max - 1  # so the step counter's increment never overflows
 
-# Error messages: csuite's DancingCatch.set_state words, and two for the checks csuite lacks.
-INVALID_PADDLE_POS = "Invalid state: paddle should be positioned at the bottom of the board."
-INVALID_BALLS_RANGE = (
-    "Invalid state: positions of balls and paddle not in expected"
-    " row range [0, {rows}) and column range [0, {columns})."
-)
-BALL_ON_PADDLE_ROW = (
-    "Invalid state: a ball on the paddle's row ({row}) has already been scored; "
-    "balls can only be in rows [0, {row})."
-)
+# The message of a check csuite lacks.
 INVALID_SHUFFLE_IDX = "Invalid state: shuffle_idx entries not in expected range [0, {cells})."
 
 
 def FIELDS(config):  # noqa: N802 (the protocol's name)
-    rows, columns = config["rows"], config["columns"]
-    return [
-        ("paddle_x", np.int64),
-        ("paddle_y", np.int64),
-        ("balls", np.int64, (rows,)),
-        ("shuffle_idx", np.int64, (rows * columns,)),
+    return board_fields(config) + [
+        ("shuffle_idx", np.int64, (config["rows"] * config["columns"],)),
         ("time_since_swap", np.int64),
     ]
 
@@ -48,31 +35,20 @@ STATE_BOUNDS = {"time_since_swap": (0, TIME_MAX)}
 
 
 def check_state(records, config):
-    """csuite's set_state checks (with its messages), plus what its next step needs and csuite does
-    not check: the paddle's row holds no ball (csuite accepts one there, and then fails: the ball
-    falls off the board unscored) and ``shuffle_idx`` names board cells (csuite's next observation
-    fails otherwise). Repeated indices are accepted, as csuite accepts them."""
-    rows, columns = config["rows"], config["columns"]
-    px, py = records["paddle_x"], records["paddle_y"]
-    if ((px < 0) | (px >= columns) | (py != rows - 1)).any():
-        return INVALID_PADDLE_POS
-    balls = records["balls"]
-    if ((balls < NO_BALL) | (balls >= columns)).any():
-        return INVALID_BALLS_RANGE.format(rows=rows, columns=columns)
-    if (balls[:, rows - 1] != NO_BALL).any():
-        return BALL_ON_PADDLE_ROW.format(row=rows - 1)
+    """Catch's checks (csuite's, with its messages, and the empty paddle row), plus what the next
+    observation needs and csuite does not check: ``shuffle_idx`` names board cells (csuite's next
+    observation fails otherwise). Repeated indices are accepted, as csuite accepts them."""
+    message = check_board(records, config)
+    cells = config["rows"] * config["columns"]
     idx = records["shuffle_idx"]
-    if ((idx < 0) | (idx >= rows * columns)).any():
-        return INVALID_SHUFFLE_IDX.format(cells=rows * columns)
-    return None
+    if message is None and ((idx < 0) | (idx >= cells)).any():
+        return INVALID_SHUFFLE_IDX.format(cells=cells)
+    return message
 
 
 @nb.njit(cache=True, error_model="numpy")
 def reset(s, cfg):
-    s.paddle_x = cfg.columns // 2
-    s.paddle_y = cfg.rows - 1
-    s.balls[:] = NO_BALL
-    s.balls[0] = integer(s, cfg.columns)
+    reset_board(s, cfg)
     for k in range(s.shuffle_idx.shape[0]):
         s.shuffle_idx[k] = k
     s.time_since_swap = 0
@@ -80,20 +56,7 @@ def reset(s, cfg):
 
 @nb.njit(cache=True, error_model="numpy")
 def step(s, cfg, actions, rewards):
-    columns = cfg.columns
-    bottom = cfg.rows - 1
-    s.paddle_x = min(max(s.paddle_x + actions[0] - 1, 0), columns - 1)
-    balls = s.balls
-    # The ball one row above the paddle falls onto the paddle row: caught or missed.
-    reward = 0.0
-    if balls[bottom - 1] != NO_BALL:
-        reward = 1.0 if balls[bottom - 1] == s.paddle_x else -1.0
-    for y in range(bottom - 1, 0, -1):
-        balls[y] = balls[y - 1]
-    balls[0] = NO_BALL
-    if uniform(s) < cfg.spawn_probability:
-        balls[0] = integer(s, columns)
-    rewards[0] = reward
+    rewards[0] = advance(s, cfg, actions[0])
     t = s.time_since_swap + 1
     if t % cfg.swap_every == 0:
         cells = s.shuffle_idx.shape[0]

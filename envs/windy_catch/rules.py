@@ -1,9 +1,9 @@
 """WindyCatch's rules over one episode's record, as csuite's ``WindyCatch``.
 
-The balls live in ``balls``, one entry per row: the column of the ball in that row, or -1. Balls
-spawn one step apart and fall together, so no two share a row and the oldest is the lowest: this
-is csuite's age-ordered list of balls for every state its rules reach. The paddle row's entry stays
--1 (a ball reaching it is scored and removed in the same step).
+The board is Catch's (``vecenv.envs.catch.rules``): ``balls`` holds one entry per row, the column of
+the ball in that row, or -1. Balls spawn one step apart and fall together, so no two share a row
+and the oldest is the lowest: this is csuite's age-ordered list of balls for every state its rules
+reach. The paddle row's entry stays -1 (a ball reaching it is scored and removed in the same step).
 
 The wind is csuite's three mutually exclusive bits (no wind, left, right), held as uint8 0/1
 (numba records hold no nested bool arrays). Each step, in csuite's order: the paddle moves, every
@@ -17,31 +17,27 @@ uniformly among the three (possibly unchanged).
 import numba as nb
 import numpy as np
 
-from vecenv.kernels.rng import integer, uniform
+from vecenv.envs.catch.rules import (
+    NO_BALL,
+    board_fields,
+    check_board,
+    move_paddle,
+    reset_board,
+    score,
+    spawn,
+)
+from vecenv.kernels.rng import integer
 
-NO_BALL = -1
 # Column shift of a falling ball under each wind: none, left, right.
 WIND_DELTA = (0, -1, 1)
 TIME_MAX = np.iinfo(np.int64).max - 1  # so the step counter's increment never overflows
 
-# Error messages: csuite's WindyCatch.set_state words, and one for the check csuite lacks.
-INVALID_PADDLE_POS = "Invalid state: paddle should be positioned at the bottom of the board."
-INVALID_BALLS_RANGE = (
-    "Invalid state: positions of balls and paddle not in expected"
-    " row range [0, {rows}) and column range [0, {columns})."
-)
-BALL_ON_PADDLE_ROW = (
-    "Invalid state: a ball on the paddle's row ({row}) has already been scored; "
-    "balls can only be in rows [0, {row})."
-)
+# The message of the check csuite lacks.
 INVALID_WIND_DIRECTION = "Invalid state: expected exactly one entry of wind_direction to be True."
 
 
 def FIELDS(config):  # noqa: N802 (the protocol's name)
-    return [
-        ("paddle_x", np.int64),
-        ("paddle_y", np.int64),
-        ("balls", np.int64, (config["rows"],)),
+    return board_fields(config) + [
         ("wind_direction", np.uint8, (3,)),
         ("time_since_wind_change", np.int64),
     ]
@@ -51,26 +47,21 @@ STATE_BOUNDS = {"wind_direction": (0, 1), "time_since_wind_change": (0, TIME_MAX
 
 
 def check_state(records, config):
-    """csuite's set_state checks (with its messages), plus: the paddle's row holds no ball (csuite
-    accepts one there, and then fails at the next step: the ball falls off the board unscored)."""
-    rows, columns = config["rows"], config["columns"]
-    px, py = records["paddle_x"], records["paddle_y"]
-    if ((px < 0) | (px >= columns) | (py != rows - 1)).any():
-        return INVALID_PADDLE_POS
-    balls = records["balls"]
-    if ((balls < NO_BALL) | (balls >= columns)).any():
-        return INVALID_BALLS_RANGE.format(rows=rows, columns=columns)
-    if (balls[:, rows - 1] != NO_BALL).any():
-        return BALL_ON_PADDLE_ROW.format(row=rows - 1)
-    if (records["wind_direction"].sum(axis=1, dtype=np.int64) != 1).any():
+    """Catch's checks (csuite's, with its messages, and the empty paddle row), plus exactly one
+    wind bit set."""
+    message = check_board(records, config)
+    if message is None and (records["wind_direction"].sum(axis=1, dtype=np.int64) != 1).any():
         return INVALID_WIND_DIRECTION
-    return None
+    return message
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
-def _blow(x, wd, columns):
-    """Column ``x`` moved by the wind's ``wd`` (-1, 0 or 1), wrapping: (x + wd) % columns."""
-    x += wd
+def _blown(ball, wd, columns):
+    """The column of a ball falling from column ``ball`` under the wind's ``wd`` (-1, 0 or 1),
+    wrapping: (ball + wd) % columns; ``NO_BALL`` stays ``NO_BALL``."""
+    if ball == NO_BALL:
+        return NO_BALL
+    x = ball + wd
     if x < 0:
         x += columns
     elif x >= columns:
@@ -80,10 +71,7 @@ def _blow(x, wd, columns):
 
 @nb.njit(cache=True, error_model="numpy")
 def reset(s, cfg):
-    s.paddle_x = cfg.columns // 2
-    s.paddle_y = cfg.rows - 1
-    s.balls[:] = NO_BALL
-    s.balls[0] = integer(s, cfg.columns)
+    reset_board(s, cfg)
     s.wind_direction[0] = 1
     s.wind_direction[1] = 0
     s.wind_direction[2] = 0
@@ -93,24 +81,18 @@ def reset(s, cfg):
 @nb.njit(cache=True, error_model="numpy")
 def step(s, cfg, actions, rewards):
     columns = cfg.columns
-    bottom = cfg.rows - 1
-    s.paddle_x = min(max(s.paddle_x + actions[0] - 1, 0), columns - 1)
+    x = move_paddle(s, cfg, actions[0])
     wd = 0
     for k in range(3):
         if s.wind_direction[k] != 0:
             wd = WIND_DELTA[k]
     balls = s.balls
-    # The ball one row above the paddle falls onto the paddle row: caught or missed.
-    reward = 0.0
-    if balls[bottom - 1] != NO_BALL:
-        reward = 1.0 if _blow(balls[bottom - 1], wd, columns) == s.paddle_x else -1.0
+    bottom = balls.shape[0] - 1
+    # The ball one row above the paddle falls onto the paddle row, blown as it falls: scored there.
+    rewards[0] = score(_blown(balls[bottom - 1], wd, columns), x)
     for y in range(bottom - 1, 0, -1):
-        above = balls[y - 1]
-        balls[y] = _blow(above, wd, columns) if above != NO_BALL else NO_BALL
-    balls[0] = NO_BALL
-    if uniform(s) < cfg.spawn_probability:
-        balls[0] = integer(s, columns)
-    rewards[0] = reward
+        balls[y] = _blown(balls[y - 1], wd, columns)
+    spawn(s, cfg, balls)
     t = s.time_since_wind_change + 1
     if t % cfg.change_every == 0:
         wind = integer(s, 3)

@@ -8,12 +8,14 @@ import numpy as np
 import pytest
 from dm_env import specs
 from gymnasium.utils.env_checker import check_env
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import vecenv
 from vecenv import csuite
 from vecenv.envs.catch import render as catch_render
+
+from .helpers import FUZZ, board, chi_square
 
 LEFT, STAY, RIGHT = 0, 1, 2
 ROWS, COLUMNS = 10, 5
@@ -27,14 +29,6 @@ def set_board(env, paddle_x, balls):
     for row, column in balls.items():
         state.balls[row] = column
     env.set_state(state)
-
-
-def board(rows, columns, paddle_x, balls):
-    out = np.zeros((rows, columns), dtype=np.int64)
-    out[rows - 1, paddle_x] = 1
-    for row, column in balls.items():
-        out[row, column] = 1
-    return out
 
 
 def started(settings=None, seed=0):
@@ -200,12 +194,6 @@ def test_random_play_follows_the_rules_exactly(rows, columns, p):
 # -- randomness --------------------------------------------------------------------------------
 
 
-def chi_square(counts):
-    counts = np.asarray(counts, dtype=np.float64)
-    expected = counts.sum() / counts.size
-    return float(((counts - expected) ** 2 / expected).sum())
-
-
 @pytest.mark.parametrize("p", [0.1, 0.35])
 def test_spawn_rate_and_columns(p):
     """Over 400 episodes x 250 steps (1e5 draws) the spawn rate is p within 4.5 standard errors,
@@ -269,7 +257,6 @@ def test_render_is_csuites_binary_board():
 
 # -- random input ------------------------------------------------------------------------------
 
-FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 configs = st.fixed_dictionaries(
     {
         "rows": st.sampled_from([2, 3, 10]),

@@ -7,103 +7,62 @@ import math
 import gymnasium
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import vecenv
 from vecenv import registry
 
-NEGATIVE, STAY, POSITIVE = 0, 1, 2
-DEFAULTS = {
-    "friction": 0.1,
-    "gravity": 9.81,
-    "simulation_step_size": 0.05,
-    "act_step_period": 4,
-    "max_speed": np.inf,
-}
-# The reward region, as csuite computes it: (pi - 30 deg, pi + 30 deg), open.
-REWARD_LOW = np.pi - 30 * (np.pi / 180)
-REWARD_HIGH = np.pi + 30 * (np.pi / 180)
-
-
-def reference_step(angle, velocity, torque, params=None):
-    """One action of csuite's pendulum, written from its equations with numpy scalars:
-    ``torque`` is the applied torque (an int, or a float when poked). Returns the new angle,
-    velocity, float32 observation and sparse reward."""
-    p = dict(DEFAULTS, **(params or {}))
-    new_angle, new_velocity = angle, velocity
-    for _ in range(p["act_step_period"]):
-        new_velocity += (
-            torque - p["friction"] * new_velocity - p["gravity"] * np.sin(new_angle)
-        ) * p["simulation_step_size"]
-        new_angle += new_velocity * p["simulation_step_size"]
-    new_angle = new_angle % (2 * np.pi)
-    new_velocity = np.clip(new_velocity, -p["max_speed"], p["max_speed"])
-    with np.errstate(over="ignore"):  # a huge velocity is infinite in float32
-        obs = np.array((np.cos(new_angle), np.sin(new_angle), new_velocity), dtype=np.float32)
-    reward = 1.0 if REWARD_LOW < new_angle < REWARD_HIGH else 0.0
-    return new_angle, new_velocity, obs, reward
-
-
-def engine_config(params):
-    """Our configuration for csuite's parameters: the same keys and values."""
-    return dict(params or {})
-
-
-def make(num_envs=1, params=None, game="csuite_pendulum", **kwargs):
-    return vecenv.make(game, num_envs=num_envs, **dict(engine_config(params), **kwargs))
-
-
-def put(engine, angles, velocities, idx=None):
-    where = np.arange(engine.num_envs) if idx is None else np.atleast_1d(idx)
-    state = engine.get_state(where)
-    state["angle"] = angles
-    state["velocity"] = velocities
-    engine.set_state(state, where)
-
-
-def same_bits(a, b):
-    return np.array(a, dtype=np.float64).tobytes() == np.array(b, dtype=np.float64).tobytes()
-
-
-def assert_matches(engine, i, angle, velocity, obs, reward):
-    s = engine.get_state(i)
-    assert same_bits(s["angle"], angle), (s["angle"], angle)
-    assert same_bits(s["velocity"], velocity), (s["velocity"], velocity)
-    ours = engine.obs["observation"][i, 0]
-    assert ours.dtype == np.float32
-    assert ours.tobytes() == obs.tobytes(), (ours, obs)
-    assert engine.rewards[i, 0] == reward
-    assert not engine.terminated[i] and not engine.truncated[i]
-
-
-def pumping_actions(angle, velocity):
-    """Push with the swing (a fixed rule of the state, so the action sequence is fixed)."""
-    return POSITIVE if velocity >= 0 else NEGATIVE
-
+from .helpers import (
+    FUZZ,
+    NEGATIVE,
+    OBSERVATION_SPACE,
+    PENDULUM_PARAMS,
+    POKE_DEFAULTS,
+    POSITIVE,
+    REWARD_HIGH,
+    REWARD_LOW,
+    STAY,
+    assert_matches,
+    assert_refused,
+    pumping_actions,
+    reference_step,
+    run_single_env,
+    run_vector_env,
+)
+from .helpers import PENDULUM_DEFAULTS as DEFAULTS
+from .helpers import make_pendulum as make
+from .helpers import put_pendulums as put
 
 # -- specification and start -----------------------------------------------------------------
 
 
-def test_spec_is_csuites():
-    spec = registry.get_spec("csuite_pendulum")
+@pytest.mark.parametrize(
+    "game, defaults, csuite_name, gym_id",
+    [
+        ("csuite_pendulum", DEFAULTS, "pendulum", "CSuitePendulum-v0"),
+        ("pendulum_poke", dict(DEFAULTS, **POKE_DEFAULTS), "pendulum_poke", "PendulumPoke-v0"),
+    ],
+)
+def test_spec_is_csuites(game, defaults, csuite_name, gym_id):
+    spec = registry.get_spec(game)
     config = {k: e.default for k, e in spec.configuration.items()}
-    assert config == DEFAULTS and config["max_speed"] == np.inf
+    assert config == defaults and config["max_speed"] == np.inf
     assert spec.configuration["act_step_period"].type == "integer"
     (field,) = spec.observation
     assert field.name == "observation" and field.shape == (3,) and field.dtype == np.float32
     np.testing.assert_array_equal(field.low, [-1, -1, -np.inf])
     np.testing.assert_array_equal(field.high, [1, 1, np.inf])
-    bounded = vecenv.make("csuite_pendulum", max_speed=8.0).observation[0]
+    bounded = vecenv.make(game, max_speed=8.0).observation[0]
     np.testing.assert_array_equal(bounded.low, [-1, -1, -8])
     np.testing.assert_array_equal(bounded.high, [1, 1, 8])
     assert (spec.action.low[0], spec.action.high[0]) == (0, 2)
     assert spec.raw["csuite"] == {
-        "name": "pendulum",
+        "name": csuite_name,
         "observation_name": None,
         "action_name": "action",
     }
-    assert spec.gym == {"id": "CSuitePendulum-v0"}
+    assert spec.gym == {"id": gym_id}
 
 
 def test_start_hangs_down_at_rest():
@@ -322,21 +281,12 @@ def test_no_randomness_is_used():
 
 # -- random input ----------------------------------------------------------------------------
 
-FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-params_strategy = st.fixed_dictionaries(
-    {},
-    optional={
-        "friction": st.floats(0.0, 2.0),
-        "gravity": st.floats(-20.0, 20.0),
-        "simulation_step_size": st.floats(0.0, 0.5),
-        "act_step_period": st.integers(0, 8),
-        "max_speed": st.one_of(st.just(np.inf), st.floats(0.0, 50.0)),
-    },
-)
-
 
 @FUZZ
-@given(params=params_strategy, actions=st.lists(st.integers(0, 2), max_size=60))
+@given(
+    params=st.fixed_dictionaries({}, optional=PENDULUM_PARAMS),
+    actions=st.lists(st.integers(0, 2), max_size=60),
+)
 def test_random_configurations_and_actions_match_the_reference(params, actions):
     engine = make(1, params, seed=0)
     angle, velocity = 0.0, 0.0
@@ -367,57 +317,56 @@ def test_random_valid_states_are_accepted_and_run(angle, velocity, torque, word,
         assert_matches(engine, 0, angle, velocity, obs, reward)
 
 
+# The state's fields of each pendulum and when a value is valid for them.
+VALID = {
+    "angle": lambda v: np.isfinite(v) and 0 <= v <= 2 * np.pi,
+    "velocity": np.isfinite,
+    "torque": lambda v: -1 <= v <= 1,
+    "perturb_direction": lambda v: -1 <= v <= 1,
+}
+FIELDS = {
+    "csuite_pendulum": ["angle", "velocity", "torque"],
+    "pendulum_poke": ["angle", "velocity", "torque", "perturb_direction"],
+}
+
+
+@pytest.mark.parametrize("game, i", [("csuite_pendulum", 1), ("pendulum_poke", 0)])
 @FUZZ
 @given(
-    field=st.sampled_from(["angle", "velocity", "torque"]),
+    data=st.data(),
     value=st.one_of(
         st.floats(allow_nan=True, allow_infinity=True),
         st.integers(-(2**63), 2**63 - 1),
     ),
 )
-def test_random_invalid_states_raise_value_error_and_change_nothing(field, value):
-    engine = make(2, seed=0)
+def test_random_invalid_states_raise_value_error_and_change_nothing(game, i, data, value):
+    """Episode ``i``'s field set to ``value``: refused when invalid, changing nothing; accepted
+    and run when valid."""
+    field = data.draw(st.sampled_from(FIELDS[game]))
+    engine = make(2, seed=0, game=game)
     engine.step(np.array([POSITIVE, NEGATIVE]))
-    before = engine.get_state()
-    obs = engine.obs["observation"].copy()
     state = engine.get_state()
     try:
-        state[field][1] = value
+        state[field][i] = value
     except (OverflowError, ValueError):
         return
-    stored = state[field][1]
-    valid = {
-        "angle": np.isfinite(stored) and 0 <= stored <= 2 * np.pi,
-        "velocity": np.isfinite(stored),
-        "torque": -1 <= stored <= 1,
-    }[field]
-    if valid:
+    if VALID[field](state[field][i]):
         engine.set_state(state)
+        engine.step(np.array([STAY, STAY]))
         return
-    with pytest.raises(ValueError):
-        engine.set_state(state)
-    np.testing.assert_array_equal(engine.get_state(), before)
-    np.testing.assert_array_equal(engine.obs["observation"], obs)
+    assert_refused(engine, state)
 
 
 # -- faces and rendering ---------------------------------------------------------------------
 
 
 def test_gymnasium_vector_env_is_continuing():
-    envs = gymnasium.make_vec("vecenv/CSuitePendulum-v0", num_envs=8)
-    space = envs.single_observation_space
-    assert space.shape == (3,) and space.dtype == np.float32
-    assert envs.single_action_space == gymnasium.spaces.Discrete(3)
-    obs, _ = envs.reset(seed=0)
-    np.testing.assert_array_equal(obs, [[1, 0, 0]] * 8)
-    for _ in range(300):
-        obs, rewards, terminated, truncated, _ = envs.step(envs.action_space.sample())
-        assert not terminated.any() and not truncated.any()
-        assert np.isin(rewards, (0.0, 1.0)).all()
-        assert all(o in space for o in obs)
-    envs.close()
-    env = gymnasium.make("vecenv/CSuitePendulum-v0")
-    assert env.spec.max_episode_steps is None
+    first, rewards = run_vector_env(
+        "vecenv/CSuitePendulum-v0", OBSERVATION_SPACE, gymnasium.spaces.Discrete(3)
+    )
+    np.testing.assert_array_equal(first, [[1, 0, 0]] * 8)
+    assert np.isin(rewards, (0.0, 1.0)).all()
+    run_single_env("vecenv/CSuitePendulum-v0", 20)
 
 
 RED, BLUE, LIGHT_GREEN = (255, 0, 0), (0, 0, 255), (0xD4, 0xFF, 0xD6)

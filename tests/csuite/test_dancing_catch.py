@@ -1,108 +1,38 @@
-"""DancingCatch against csuite's rules: Catch's paddle, falling balls and scoring, spawns, the swap
-schedule of the observation's permutation, the observation read through it, state checks, frames
-and the gym face.
+"""DancingCatch against csuite's rules: Catch's falling balls and scoring, the swap schedule of the
+observation's permutation, the observation read through it, and frames. What it shares with
+WindyCatch (the start, the paddle, spawns, state checks, random input, the gym face) is checked in
+test_catch_variants.py.
 
 Expected values are derived by hand from csuite's ``dancing_catch.py``; random draws are checked
 for their distributions, since the streams are not numpy's.
 """
 
-import gymnasium
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import vecenv
 
+from . import helpers
+from .helpers import STAY, balls_of, step
+
 GAME = "dancing_catch"
-STAY = 1
-# A few board sizes (each compiles its own kernels): the smallest, narrow, wide, the default.
-SIZES = [(2, 1), (3, 4), (5, 2), (10, 5)]
-FUZZ = settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
 
 
 def make(num_envs=1, seed=0, **config):
     return vecenv.make(GAME, num_envs=num_envs, seed=seed, **config)
 
 
-def put(engine, i=0, paddle_x=None, balls=None, shuffle=None, time=None):
+def put(engine, i=0, shuffle=None, time=None, **board):
     """Set episode i's paddle column, {row: column} balls, permutation and time since a swap."""
-    record = engine.get_state(i)
-    if paddle_x is not None:
-        record["paddle_x"] = paddle_x
-    if balls is not None:
-        record["balls"][:] = -1
-        for row, column in balls.items():
-            record["balls"][row] = column
-    if shuffle is not None:
-        record["shuffle_idx"] = shuffle
-    if time is not None:
-        record["time_since_swap"] = time
-    engine.set_state(record, i)
-
-
-def balls_of(engine, i=0):
-    return {r: int(c) for r, c in enumerate(engine.states["balls"][i]) if c != -1}
+    helpers.put(engine, i, shuffle_idx=shuffle, time_since_swap=time, **board)
 
 
 def board(rows, columns, paddle_x, balls):
-    cells = np.zeros((rows, columns), dtype=np.int64)
-    cells[rows - 1, paddle_x] = 1
-    for row, column in balls.items():
-        cells[row, column] = 1
-    return cells.ravel()
-
-
-def step(engine, *actions):
-    obs, rewards, terminated, truncated = engine.step(np.array(actions, dtype=np.int64))
-    assert not terminated.any() and not truncated.any()
-    return obs["board"][:, 0], rewards[:, 0]
-
-
-# -- start -------------------------------------------------------------------------------------
-
-
-def test_start_state_and_observation():
-    e = make(num_envs=6, seed=3)
-    s = e.get_state()
-    assert (s["paddle_x"] == 2).all() and (s["paddle_y"] == 9).all()
-    assert (s["shuffle_idx"] == np.arange(50)).all()
-    assert (s["time_since_swap"] == 0).all()
-    assert (s["balls"][:, 1:] == -1).all() and (
-        (s["balls"][:, 0] >= 0) & (s["balls"][:, 0] < 5)
-    ).all()
-    for i in range(6):
-        want = board(10, 5, 2, {0: int(s["balls"][i, 0])})
-        np.testing.assert_array_equal(e.obs["board"][i, 0], want)
-
-
-def test_other_sizes():
-    e = make(num_envs=2, rows=3, columns=7)
-    assert e.obs["board"].shape == (2, 1, 21)
-    assert e.states["shuffle_idx"].shape == (2, 21)
-    assert (e.states["paddle_x"] == 3).all() and (e.states["paddle_y"] == 2).all()
-
-
-def test_first_ball_column_is_uniform():
-    e = make(num_envs=5000, seed=12)
-    counts = np.bincount(e.states["balls"][:, 0], minlength=5)
-    assert counts.size == 5 and (np.abs(counts - 1000) < 150).all(), counts
+    """Catch's board row by row: the observation before it is shuffled."""
+    return helpers.board(rows, columns, paddle_x, balls).ravel()
 
 
 # -- catch's rules -----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "start, action, end",
-    [(2, 0, 1), (2, 1, 2), (2, 2, 3), (0, 0, 0), (0, 2, 1), (4, 2, 4), (4, 0, 3)],
-)
-def test_paddle_moves_and_is_clipped(start, action, end):
-    e = make(spawn_probability=0.0)
-    put(e, paddle_x=start, balls={})
-    step(e, action)
-    assert e.states["paddle_x"][0] == end
 
 
 @pytest.mark.parametrize(
@@ -125,27 +55,6 @@ def test_balls_fall_straight_down_and_only_landings_score():
     assert rewards[0] == 0.0 and balls_of(e) == {1: 1, 5: 3, 8: 0}
     _, rewards = step(e, STAY)
     assert rewards[0] == 1.0 and balls_of(e) == {2: 1, 6: 3}
-
-
-def test_spawns_follow_the_probability_and_uniform_columns():
-    n, p = 4000, 0.3
-    e = make(num_envs=n, seed=5, spawn_probability=p)
-    counts = np.zeros(5, dtype=np.int64)
-    spawned = 0
-    for _ in range(5):
-        step(e, *([STAY] * n))
-        top = e.states["balls"][:, 0]
-        spawned += (top != -1).sum()
-        counts += np.bincount(top[top != -1], minlength=5)
-    assert abs(spawned - p * 5 * n) < 400, spawned
-    assert (np.abs(counts - spawned / 5) < 250).all(), counts
-    always = make(num_envs=2, spawn_probability=1.0)
-    never = make(num_envs=2, spawn_probability=0.0)
-    for _ in range(10):
-        step(always, STAY, STAY)
-        step(never, STAY, STAY)
-        assert (always.states["balls"][:, 0] != -1).all()
-    assert (never.states["balls"] == -1).all()
 
 
 # -- the observation's permutation -------------------------------------------------------------
@@ -234,140 +143,7 @@ def test_swapped_entries_are_uniform_and_independent():
     assert abs(gaps.mean() - 17.0) < 0.6, gaps.mean()
 
 
-def test_default_schedule_keeps_the_identity():
-    e = make(num_envs=3, seed=2)
-    for _ in range(200):
-        step(e, 0, 1, 2)
-    assert (e.states["shuffle_idx"] == np.arange(50)).all()
-    assert (e.states["time_since_swap"] == 200).all()
-
-
-# -- state checks ------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "field, value, message",
-    [
-        ("paddle_x", -1, "paddle should be positioned at the bottom"),
-        ("paddle_x", 5, "paddle should be positioned at the bottom"),
-        ("paddle_y", 0, "paddle should be positioned at the bottom"),
-        ("balls", (3, 5), "row range \\[0, 10\\) and column range \\[0, 5\\)"),
-        ("balls", (0, -7), "column range"),
-        ("balls", (9, 0), "paddle's row"),
-        ("shuffle_idx", (4, 50), "shuffle_idx"),
-        ("shuffle_idx", (0, -1), "shuffle_idx"),
-        ("time_since_swap", -3, "time_since_swap"),
-    ],
-)
-def test_invalid_states_are_refused_and_change_nothing(field, value, message):
-    e = make(num_envs=3, seed=4)
-    step(e, 0, 1, 2)
-    before = e.get_state()
-    obs = e.obs["board"].copy()
-    bad = e.get_state()
-    if field in ("balls", "shuffle_idx"):
-        bad[field][2, value[0]] = value[1]
-    else:
-        bad[field][2] = value
-    with pytest.raises(ValueError, match=message):
-        e.set_state(bad)
-    np.testing.assert_array_equal(e.get_state(), before)
-    np.testing.assert_array_equal(e.obs["board"], obs)
-
-
-# -- properties --------------------------------------------------------------------------------
-
-
-def check_invariants(engine):
-    rows, columns = engine.config["rows"], engine.config["columns"]
-    s = engine.states
-    assert ((s["paddle_x"] >= 0) & (s["paddle_x"] < columns)).all()
-    assert ((s["balls"] >= -1) & (s["balls"] < columns)).all()
-    assert (s["balls"][:, rows - 1] == -1).all()
-    assert (np.sort(s["shuffle_idx"], axis=1) == np.arange(rows * columns)).all()
-    assert (s["time_since_swap"] < engine.config["swap_every"]).all()
-    for i in range(engine.num_envs):
-        balls = {r: int(c) for r, c in enumerate(s["balls"][i]) if c != -1}
-        flat = board(rows, columns, int(s["paddle_x"][i]), balls)
-        np.testing.assert_array_equal(engine.obs["board"][i, 0], flat[s["shuffle_idx"][i]])
-
-
-@FUZZ
-@given(
-    size=st.sampled_from(SIZES),
-    p=st.sampled_from([0.0, 0.3, 1.0]),
-    swap_every=st.integers(1, 4),
-    seed=st.integers(0, 2**32),
-    actions=st.lists(st.integers(0, 2), min_size=1, max_size=40),
-)
-def test_random_action_sequences_keep_the_state_valid(size, p, swap_every, seed, actions):
-    rows, columns = size
-    e = make(
-        num_envs=2,
-        seed=seed,
-        rows=rows,
-        columns=columns,
-        spawn_probability=p,
-        swap_every=swap_every,
-    )
-    for a in actions:
-        _, rewards = step(e, a, 2 - a)
-        assert np.isin(rewards, (-1.0, 0.0, 1.0)).all()
-        check_invariants(e)
-
-
-@FUZZ
-@given(data=st.data())
-def test_random_valid_states_run(data):
-    e = make(num_envs=2, seed=9, swap_every=2)
-    state = e.get_state()
-    for i in range(2):
-        state["paddle_x"][i] = data.draw(st.integers(0, 4))
-        state["balls"][i] = data.draw(st.lists(st.integers(-1, 4), min_size=9, max_size=9)) + [-1]
-        state["shuffle_idx"][i] = data.draw(st.lists(st.integers(0, 49), min_size=50, max_size=50))
-        state["time_since_swap"][i] = data.draw(st.integers(0, 2**40))
-    e.set_state(state)
-    for i in range(2):
-        balls = {r: int(c) for r, c in enumerate(state["balls"][i]) if c != -1}
-        flat = board(10, 5, int(state["paddle_x"][i]), balls)
-        np.testing.assert_array_equal(e.obs["board"][i, 0], flat[state["shuffle_idx"][i]])
-    for a in data.draw(st.lists(st.integers(0, 2), min_size=1, max_size=10)):
-        step(e, a, a)
-    s = e.states
-    assert (s["balls"][:, 9] == -1).all()
-    assert ((s["shuffle_idx"] >= 0) & (s["shuffle_idx"] < 50)).all()
-
-
-@FUZZ
-@given(
-    field=st.sampled_from(["paddle_x", "paddle_y", "balls", "shuffle_idx", "time"]),
-    value=st.integers(-(2**63), 2**63 - 1),
-    index=st.integers(0, 49),
-)
-def test_random_invalid_states_raise_and_change_nothing(field, value, index):
-    e = make(num_envs=2, seed=1)
-    before = e.get_state()
-    bad = e.get_state()
-    if field == "paddle_x":
-        bad["paddle_x"][1] = value if not 0 <= value < 5 else -1 - value
-    elif field == "paddle_y":
-        bad["paddle_y"][1] = value if value != 9 else 10
-    elif field == "balls":
-        row = index % 10
-        if row == 9:
-            bad["balls"][1, row] = value if value != -1 else 0
-        else:
-            bad["balls"][1, row] = value if not -1 <= value < 5 else 6 + value
-    elif field == "shuffle_idx":
-        bad["shuffle_idx"][1, index] = value if not 0 <= value < 50 else 50 + value
-    else:
-        bad["time_since_swap"][1] = min(value, -1)
-    with pytest.raises(ValueError):
-        e.set_state(bad)
-    np.testing.assert_array_equal(e.get_state(), before)
-
-
-# -- frames and faces --------------------------------------------------------------------------
+# -- frames ------------------------------------------------------------------------------------
 
 
 def test_frame_is_the_shuffled_observation_as_a_board():
@@ -382,20 +158,3 @@ def test_frame_is_the_shuffled_observation_as_a_board():
     for channel in range(3):
         np.testing.assert_array_equal(frame[:, :, channel], cells * 255)
     assert e.render(0, "ansi").splitlines()[:4] == ["#....", ".....", ".....", "....#"]
-
-
-def test_gymnasium_vector_env_runs_and_never_ends():
-    env = gymnasium.make_vec("vecenv/DancingCatch-v0", num_envs=8)
-    assert env.single_observation_space == gymnasium.spaces.Box(0, 1, (50,), np.int64)
-    assert env.single_action_space == gymnasium.spaces.Discrete(3)
-    obs, _ = env.reset(seed=0)
-    assert obs.shape == (8, 50) and obs.dtype == np.int64
-    env.action_space.seed(0)
-    total = np.zeros(8)
-    for _ in range(300):
-        obs, rewards, terminated, truncated, _ = env.step(env.action_space.sample())
-        assert not terminated.any() and not truncated.any()
-        assert env.single_observation_space.contains(obs[0])
-        total += rewards
-    assert (total != 0).any()
-    env.close()

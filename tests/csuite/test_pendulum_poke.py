@@ -5,33 +5,22 @@ own stream, and statistically (rate and direction); then random input and the ba
 import gymnasium
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import vecenv
-from vecenv import registry
 from vecenv.kernels.rng import GOLDEN, seed_word
 
-from .test_csuite_pendulum import (
-    DEFAULTS,
-    NEGATIVE,
-    POSITIVE,
-    REWARD_HIGH,
-    REWARD_LOW,
-    STAY,
-    assert_matches,
-    pumping_actions,
-    put,
-    reference_step,
-)
-from .test_csuite_pendulum import make as make_game
+from . import helpers
+from .helpers import NEGATIVE, POSITIVE, REWARD_HIGH, REWARD_LOW, STAY, advanced, assert_matches
+from .helpers import PENDULUM_DEFAULTS as DEFAULTS
+from .helpers import put_pendulums as put
 
-POKE_DEFAULTS = {"perturb_prob": 0.01, "perturb_torque": 10.0}
 MASK = (1 << 64) - 1
 
 
 def make(num_envs=1, params=None, **kwargs):
-    return make_game(num_envs, params, game="pendulum_poke", **kwargs)
+    return helpers.make_pendulum(num_envs, params, game="pendulum_poke", **kwargs)
 
 
 def _mix(z):
@@ -55,7 +44,7 @@ def reference_poke_step(angle, velocity, action, stream, params=None):
     """csuite's pendulum_poke step with ``stream`` in place of its numpy generator: a uniform is
     drawn only in the reward region, a second one only for a poke. Returns the pendulum's
     reference step and the poke's direction."""
-    p = dict(POKE_DEFAULTS, **(params or {}))
+    p = dict(helpers.POKE_DEFAULTS, **(params or {}))
     torque = action - 1
     applied, direction = torque, 0
     if REWARD_LOW < angle < REWARD_HIGH and stream.uniform() < p["perturb_prob"]:
@@ -64,36 +53,10 @@ def reference_poke_step(angle, velocity, action, stream, params=None):
         else:
             applied, direction = torque + p["perturb_torque"], 1
     dynamics = {k: v for k, v in p.items() if k in DEFAULTS}
-    return reference_step(angle, velocity, applied, dynamics), direction
-
-
-def advanced(words, draws):
-    """The stream words after ``draws`` draws each (every draw adds GOLDEN, modulo 2**64)."""
-    draws = np.broadcast_to(draws, np.shape(words))
-    return np.array(
-        [(int(w) + int(k) * int(GOLDEN)) % 2**64 for w, k in zip(words, draws, strict=True)],
-        dtype=np.uint64,
-    )
+    return helpers.reference_step(angle, velocity, applied, dynamics), direction
 
 
 # -- specification and start -----------------------------------------------------------------
-
-
-def test_spec_is_csuites():
-    spec = registry.get_spec("pendulum_poke")
-    config = {k: e.default for k, e in spec.configuration.items()}
-    assert config == dict(DEFAULTS, **POKE_DEFAULTS)
-    (field,) = spec.observation
-    assert field.name == "observation" and field.shape == (3,) and field.dtype == np.float32
-    np.testing.assert_array_equal(field.low, [-1, -1, -np.inf])
-    np.testing.assert_array_equal(field.high, [1, 1, np.inf])
-    assert (spec.action.low[0], spec.action.high[0]) == (0, 2)
-    assert spec.raw["csuite"] == {
-        "name": "pendulum_poke",
-        "observation_name": None,
-        "action_name": "action",
-    }
-    assert spec.gym == {"id": "PendulumPoke-v0"}
 
 
 def test_start_hangs_down_at_rest_without_drawing():
@@ -190,7 +153,7 @@ def test_long_run_is_bit_exact_with_the_predicted_stream(params, swings_up):
     angle, velocity = 0.0, 0.0
     pokes = rewarded = 0
     for t in range(2000):
-        action = pumping_actions(angle, velocity) if t % 5 else int(rng.integers(3))
+        action = helpers.pumping_actions(angle, velocity) if t % 5 else int(rng.integers(3))
         engine.step(np.array([action]))
         (angle, velocity, obs, reward), direction = reference_poke_step(
             angle, velocity, action, stream, params
@@ -210,7 +173,9 @@ def test_without_pokes_it_is_csuites_pendulum():
     a = make(1, {"perturb_prob": 0.0}, seed=1)
     b = vecenv.make("csuite_pendulum", num_envs=1, seed=1)
     for _ in range(500):
-        action = np.array([pumping_actions(*[a.get_state(0)[f] for f in ("angle", "velocity")])])
+        action = np.array(
+            [helpers.pumping_actions(*[a.get_state(0)[f] for f in ("angle", "velocity")])]
+        )
         a.step(action)
         b.step(action)
         for f in ("angle", "velocity", "torque"):
@@ -247,20 +212,16 @@ def test_poke_rate_and_direction(p):
 
 # -- random input ----------------------------------------------------------------------------
 
-FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-
-@FUZZ
+@helpers.FUZZ
 @given(
     params=st.fixed_dictionaries(
         {},
-        optional={
-            "perturb_prob": st.floats(0.0, 1.0),
-            "perturb_torque": st.floats(-20.0, 20.0),
-            "friction": st.floats(0.0, 1.0),
-            "act_step_period": st.integers(0, 6),
-            "max_speed": st.one_of(st.just(np.inf), st.floats(0.0, 20.0)),
-        },
+        optional=dict(
+            helpers.PENDULUM_PARAMS,
+            perturb_prob=st.floats(0.0, 1.0),
+            perturb_torque=st.floats(-20.0, 20.0),
+        ),
     ),
     start=st.tuples(st.floats(0.0, 2 * np.pi), st.floats(-20.0, 20.0)),
     seed=st.integers(0, 2**64 - 1),
@@ -280,41 +241,6 @@ def test_random_configurations_states_and_actions_match_the_reference(params, st
         assert engine.get_state(0)["perturb_direction"] == direction
 
 
-@FUZZ
-@given(
-    field=st.sampled_from(["angle", "velocity", "torque", "perturb_direction"]),
-    value=st.one_of(
-        st.floats(allow_nan=True, allow_infinity=True),
-        st.integers(-(2**63), 2**63 - 1),
-    ),
-)
-def test_random_invalid_states_raise_value_error_and_change_nothing(field, value):
-    engine = make(2, seed=0)
-    engine.step(np.array([POSITIVE, NEGATIVE]))
-    before = engine.get_state()
-    obs = engine.obs["observation"].copy()
-    state = engine.get_state()
-    try:
-        state[field][0] = value
-    except (OverflowError, ValueError):
-        return
-    stored = state[field][0]
-    valid = {
-        "angle": np.isfinite(stored) and 0 <= stored <= 2 * np.pi,
-        "velocity": np.isfinite(stored),
-        "torque": -1 <= stored <= 1,
-        "perturb_direction": -1 <= stored <= 1,
-    }[field]
-    if valid:
-        engine.set_state(state)
-        engine.step(np.array([STAY, STAY]))
-        return
-    with pytest.raises(ValueError):
-        engine.set_state(state)
-    np.testing.assert_array_equal(engine.get_state(), before)
-    np.testing.assert_array_equal(engine.obs["observation"], obs)
-
-
 def test_invalid_angle_message_is_csuites():
     engine = make(1, seed=0)
     state = engine.get_state(0)
@@ -329,24 +255,22 @@ def test_invalid_angle_message_is_csuites():
 
 
 def test_gymnasium_vector_env_is_continuing():
-    envs = gymnasium.make_vec("vecenv/PendulumPoke-v0", num_envs=8, perturb_prob=0.5)
-    space = envs.single_observation_space
-    assert space.shape == (3,) and space.dtype == np.float32
-    assert envs.single_action_space == gymnasium.spaces.Discrete(3)
-    obs, _ = envs.reset(seed=0)
-    np.testing.assert_array_equal(obs, [[1, 0, 0]] * 8)
-    total = 0.0
-    for t in range(400):
-        action = (
-            np.where(obs[:, 2] >= 0, POSITIVE, NEGATIVE) if t % 3 else envs.action_space.sample()
-        )
-        obs, rewards, terminated, truncated, _ = envs.step(action)
-        assert not terminated.any() and not truncated.any()
-        assert np.isin(rewards, (0.0, 1.0)).all()
-        total += rewards.sum()
-    assert total > 0
-    envs.close()
-    assert gymnasium.make("vecenv/PendulumPoke-v0").spec.max_episode_steps is None
+    def policy(obs, t):
+        """Push with the swing, every third action random."""
+        return np.where(obs[:, 2] >= 0, POSITIVE, NEGATIVE) if t % 3 else None
+
+    first, rewards = helpers.run_vector_env(
+        "vecenv/PendulumPoke-v0",
+        helpers.OBSERVATION_SPACE,
+        gymnasium.spaces.Discrete(3),
+        policy=policy,
+        steps=400,
+        perturb_prob=0.5,
+    )
+    np.testing.assert_array_equal(first, [[1, 0, 0]] * 8)
+    assert np.isin(rewards, (0.0, 1.0)).all()
+    assert rewards.sum() > 0
+    helpers.run_single_env("vecenv/PendulumPoke-v0", 20)
 
 
 RED = (255, 0, 0)
