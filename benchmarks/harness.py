@@ -5,8 +5,6 @@ of actions made before timing starts. A round lasts a few milliseconds (``calls_
 number of rounds is chosen from one calibration round so each benchmark takes about ``BUDGET_S``.
 """
 
-import importlib
-import importlib.util
 import math
 import time
 
@@ -112,25 +110,23 @@ def make_engine(game, num_envs, num_threads, **kwargs):
     return engine
 
 
-def require_game(gym_id):
-    """Skip unless a game registered under the Gymnasium id ``gym_id`` is present."""
+def game_of(gym_id):
+    """The vecenv game registered under the Gymnasium id ``gym_id``."""
     from vecenv import registry
 
-    try:
-        return registry.resolve(gym_id)
-    except ValueError:
-        pytest.skip(f"no vecenv game for {gym_id} yet (envs/ has {registry.list_envs()})")
+    return registry.resolve(gym_id)
 
 
-def require_gym_face(module):
-    """The gymnasium face module ``vecenv.gym.<module>``, or a skip while it is not written."""
-    try:
-        found = importlib.util.find_spec(f"vecenv.gym.{module}")
-    except ModuleNotFoundError:
-        found = None
-    if found is None:
-        pytest.skip(f"the Gymnasium face vecenv/gym/{module}.py is not present yet")
-    return importlib.import_module(f"vecenv.gym.{module}")
+def cartpole_step(impl, n, threads=1):
+    """A warmed ``step`` of CartPole at N = n: the engine ("vecenv") or gymnasium's numpy
+    ``CartPoleVectorEnv`` ("gymnasium", which has no thread knob)."""
+    if impl == "vecenv":
+        return make_engine("cartpole", n, threads).step
+    import gymnasium
+
+    env = gymnasium.make_vec("CartPole-v1", num_envs=n, vectorization_mode="vector_entry_point")
+    env.reset(seed=0)
+    return env.step
 
 
 def set_threads(num_threads):

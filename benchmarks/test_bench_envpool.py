@@ -17,8 +17,8 @@ from harness import (
     calls_per_round,
     engine_action_rows,
     envpool_module,
+    game_of,
     make_engine,
-    require_game,
     run_steps,
 )
 
@@ -83,7 +83,7 @@ def _envpool_actions(env, calls):
 def test_classic_step(benchmark, gym_id, threads, impl):
     benchmark.group = f"{gym_id} N={N}"
     if impl == "vecenv":
-        engine = make_engine(require_game(gym_id), N, threads)
+        engine = make_engine(game_of(gym_id), N, threads)
         rows = engine_action_rows(engine, calls_per_round(N, cost=COST.get(gym_id, 1)))
         calls = run_steps(benchmark, engine.step, rows)
     else:

@@ -16,8 +16,7 @@ import report
 from harness import (
     action_rows,
     calls_per_round,
-    make_engine,
-    require_gym_face,
+    cartpole_step,
     run_rounds,
     run_steps,
 )
@@ -92,13 +91,8 @@ def _vector_cases():
 
 
 def _make(n, threads, impl):
-    if impl == "vecenv":
-        return make_engine("cartpole", n, threads).step
-    if impl == "gymnasium":
-        env = gymnasium.make_vec("CartPole-v1", num_envs=n, vectorization_mode="vector_entry_point")
-        env.reset(seed=0)
-        return env.step
-    require_gym_face("vector")
+    if impl in ("vecenv", "gymnasium"):
+        return cartpole_step(impl, n, threads)
     kwargs = {"copy": False} if impl == "face-nocopy" else {}
     env = gymnasium.make_vec(
         "vecenv/CartPole-v1",
@@ -135,11 +129,7 @@ def _single_round(env, actions):
 @pytest.mark.parametrize("impl", ["face", "gymnasium"])
 def test_single_env(benchmark, impl):
     benchmark.group = "single env"
-    if impl == "face":
-        require_gym_face("env")
-        env = gymnasium.make("vecenv/CartPole-v1")
-    else:
-        env = gymnasium.make("CartPole-v1")
+    env = gymnasium.make("vecenv/CartPole-v1" if impl == "face" else "CartPole-v1")
     env.reset(seed=0)
     actions = [int(a) for a in np.random.default_rng(0).integers(0, 2, SINGLE_CALLS)]
     env.step(0)

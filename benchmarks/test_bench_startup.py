@@ -16,7 +16,7 @@ import time
 
 import pytest
 import report
-from harness import require_game
+from harness import game_of
 
 GAMES = ("CartPole-v1", "Acrobot-v1", "Pendulum-v1", "MountainCar-v0", "MountainCarContinuous-v0")
 
@@ -53,7 +53,7 @@ def _run(game, env):
 @pytest.mark.parametrize("gym_id", GAMES)
 def test_cold_and_warm_start(benchmark, gym_id):
     benchmark.group = "startup"
-    game = require_game(gym_id)
+    game = game_of(gym_id)
     figures = {}
 
     def cold_then_warm():

@@ -6,14 +6,13 @@ thread, prange above, the engine's own rule), "handwritten-prange" (prange at sm
 the serial rule saves) and "gymnasium" (T = None: numpy, one thread).
 """
 
-import gymnasium
 import pytest
 import report
 from handwritten_cartpole import HandwrittenCartPole
 from harness import (
     action_rows,
     calls_per_round,
-    make_engine,
+    cartpole_step,
     run_steps,
     set_threads,
 )
@@ -103,12 +102,8 @@ def _cases():
 
 
 def _make(n, threads, impl):
-    if impl == "vecenv":
-        return make_engine("cartpole", n, threads).step
-    if impl == "gymnasium":
-        env = gymnasium.make_vec("CartPole-v1", num_envs=n, vectorization_mode="vector_entry_point")
-        env.reset(seed=0)
-        return env.step
+    if impl in ("vecenv", "gymnasium"):
+        return cartpole_step(impl, n, threads)
     parallel = impl == "handwritten-prange" or (threads > 1 and n >= PARALLEL_MIN_ENVS)
     set_threads(threads)
     return HandwrittenCartPole(n, parallel=parallel).step
