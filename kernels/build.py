@@ -11,6 +11,7 @@ import hashlib
 import importlib.util
 import inspect
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -22,20 +23,26 @@ from . import drivers
 
 _BEGIN = "# >>> bindings\n"
 _END = "# <<< bindings\n"
-_STEP_BEGIN = "# >>> step\n"
-_STEP_END = "# <<< step\n"
+_PARALLEL_BEGIN = "# >>> parallel variants\n"
+_PARALLEL_END = "# <<< parallel variants\n"
+_PARALLEL_NAMES = ("step",)
 
 
 def _parallel_variant(template):
-    """``step`` rewritten as ``step_parallel``: the same body over ``nb.prange``."""
-    body = template.split(_STEP_BEGIN, 1)[1].split(_STEP_END, 1)[0]
-    loop = "for i in range(states.shape[0]):"
-    assert body.count(loop) == 1 and body.count("def step(") == 1
-    return (
-        body.replace('error_model="numpy")', 'error_model="numpy", parallel=True)')
-        .replace("def step(", "def step_parallel(")
-        .replace(loop, "for i in nb.prange(states.shape[0]):")
-    )
+    """The functions of the template's parallel block, rewritten as ``<name>_parallel``: the same
+    bodies, compiled with ``parallel=True``, with ``nb.prange`` on the loops marked "parallel"."""
+    block = template.split(_PARALLEL_BEGIN, 1)[1].split(_PARALLEL_END, 1)[0]
+    block = block.replace('error_model="numpy")', 'error_model="numpy", parallel=True)')
+    for name in _PARALLEL_NAMES:
+        assert block.count(f"def {name}(") == 1
+        block = re.sub(rf"\b{name}\(", f"{name}_parallel(", block)
+    lines = []
+    for line in block.splitlines(keepends=True):
+        if line.rstrip().endswith("# parallel"):
+            assert " in range(" in line
+            line = line.replace(" in range(", " in nb.prange(")
+        lines.append(line)
+    return "".join(lines)
 
 
 def cache_dir():

@@ -21,7 +21,7 @@ def rollout(game, num_envs, num_threads, steps, seed=123, action_seed=7, autores
     )
     rng = np.random.default_rng(action_seed)
     # Actions drawn for the largest batch, so every batch size sees the same per-episode actions.
-    width = PARALLEL_MIN_ENVS * 2
+    width = 64
     trace = []
     for _ in range(steps):
         full = random_actions(e, rng, width)
@@ -41,11 +41,17 @@ def rollout(game, num_envs, num_threads, steps, seed=123, action_seed=7, autores
 @pytest.mark.parametrize("game", registry.list_envs())
 def test_one_and_two_threads_are_bit_identical(game):
     n = PARALLEL_MIN_ENVS + 3  # large enough to take the parallel loop
-    one = rollout(game, n, 1, 60)
-    two = rollout(game, n, 2, 60)
-    for a, b in zip(one, two, strict=False):
-        for x, y in zip(a, b, strict=False):
+    one, two = (
+        vecenv.make(game, num_envs=n, seed=5, num_threads=t, max_episode_steps=30) for t in (1, 2)
+    )
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        actions = random_actions(one, rng)
+        for x, y in zip(one.step(actions)[1:], two.step(actions)[1:], strict=True):
             np.testing.assert_array_equal(x, y)
+        for name in one.obs:
+            np.testing.assert_array_equal(one.obs[name], two.obs[name])
+        np.testing.assert_array_equal(one.get_state(), two.get_state())
 
 
 @pytest.mark.parametrize("game", registry.list_envs())

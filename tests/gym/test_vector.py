@@ -6,6 +6,7 @@ import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from vecenv import registry
+from vecenv.engine import PARALLEL_MIN_ENVS
 
 GYM_GAMES = [name for name, spec in registry.specs().items() if "id" in spec.gym]
 MODES = [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP, AutoresetMode.DISABLED]
@@ -107,7 +108,7 @@ def test_spaces_and_metadata():
 
 
 def test_threads_do_not_change_results():
-    n = 1500
+    n = PARALLEL_MIN_ENVS + 1  # takes the parallel loop
     a = gymnasium.make_vec("vecenv/CartPole-v1", num_envs=n, num_threads=1)
     b = gymnasium.make_vec("vecenv/CartPole-v1", num_envs=n, num_threads=2)
     assert b.unwrapped.num_threads == 2
