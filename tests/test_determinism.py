@@ -42,8 +42,10 @@ def rollout(game, num_envs, num_threads, steps, seed=123, action_seed=7, autores
 def test_one_and_two_threads_are_bit_identical(game):
     n = PARALLEL_MIN_ENVS + 3  # large enough to take the parallel loop
     one, two = (
-        vecenv.make(game, num_envs=n, seed=5, num_threads=t, max_episode_steps=30) for t in (1, 2)
+        vecenv.make(game, num_envs=n, seed=5, num_threads=t, max_episode_steps=30, parallel=t > 1)
+        for t in (1, 2)
     )
+    assert two.uses_threads and not one.uses_threads
     rng = np.random.default_rng(3)
     for _ in range(40):
         actions = random_actions(one, rng)

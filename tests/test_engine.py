@@ -284,3 +284,27 @@ def test_odd_action_arrays_are_normalised_and_give_the_same_steps():
         np.testing.assert_array_equal(e.get_state(), ref.get_state())
     # One compiled step for every kind of input: nothing recompiled for the odd ones.
     assert len(e._drivers.step.overloads) == 1
+
+
+def test_threads_are_used_only_where_a_serial_step_takes_long_enough(monkeypatch):
+    from vecenv import engine as E
+
+    small = vecenv.make("cartpole", num_envs=8, num_threads=2)
+    assert small.uses_threads is False  # below PARALLEL_MIN_ENVS: never threaded
+    n = E.PARALLEL_MIN_ENVS
+    auto = vecenv.make("cartpole", num_envs=n, num_threads=2, seed=1)
+    assert auto.uses_threads is None  # decided after the first steps are timed
+    forced = vecenv.make("cartpole", num_envs=n, num_threads=2, seed=1, parallel=True)
+    serial = vecenv.make("cartpole", num_envs=n, num_threads=2, seed=1, parallel=False)
+    monkeypatch.setattr(E, "PARALLEL_MIN_SECONDS", 0.0)  # any step is "long": threads pay
+    rng = np.random.default_rng(0)
+    for _ in range(1 + E._PROBE_CALLS + 2):
+        actions = rng.integers(0, 2, n)
+        for e in (auto, forced, serial):
+            e.step(actions)
+        np.testing.assert_array_equal(auto.get_state(), forced.get_state())
+        np.testing.assert_array_equal(auto.get_state(), serial.get_state())
+    assert auto.uses_threads is True and forced.uses_threads is True
+    assert serial.uses_threads is False
+    with pytest.raises(ValueError, match="parallel must be"):
+        vecenv.make("cartpole", parallel="yes")

@@ -10,6 +10,7 @@ call. Copy what you keep (the faces do, where their interface promises fresh arr
 
 import numbers
 import os
+import time
 
 import numba
 import numpy as np
@@ -21,11 +22,15 @@ from . import registry
 
 AUTORESET_MODES = {"next_step": NEXT_STEP, "same_step": SAME_STEP, "disabled": DISABLED}
 
-# Below this many episodes the serial loop is faster than prange. vecenv lets OpenMP's workers sleep
-# between calls (see vecenv/__init__.py); waking them costs tens of microseconds per call, which a
-# batch earns back only from about 16k episodes. With spinning workers (OMP_WAIT_POLICY=ACTIVE, for
-# a machine that does nothing else) a call costs a few microseconds and 2k episodes suffice.
-PARALLEL_MIN_ENVS = 2048 if os.environ.get("OMP_WAIT_POLICY", "").upper() == "ACTIVE" else 16384
+# When threads pay. vecenv lets OpenMP's workers sleep between calls (see vecenv/__init__.py), and
+# waking them costs tens of microseconds per call: threads pay once a serial call takes a few times
+# that. A step's cost differs 20-fold between games, so the engine times a few serial calls and
+# decides by time, never below PARALLEL_MIN_ENVS episodes. With spinning workers
+# (OMP_WAIT_POLICY=ACTIVE, for a machine that does nothing else) a call costs microseconds.
+_SPINNING = os.environ.get("OMP_WAIT_POLICY", "").upper() == "ACTIVE"
+PARALLEL_MIN_ENVS = 1024
+PARALLEL_MIN_SECONDS = 20e-6 if _SPINNING else 150e-6
+_PROBE_CALLS = 3
 NO_TIME_LIMIT = np.iinfo(np.int64).max
 _SEED_LIMIT = 2**64
 
@@ -76,6 +81,8 @@ class Engine:
         num_threads: threads for large batches (N >= 1024); results never depend on it.
         autoreset: ``"next_step"`` (default), ``"same_step"`` or ``"disabled"``, as gymnasium's
             AutoresetMode.
+        parallel: with ``num_threads > 1``, whether steps run the threaded loop: None (default)
+            decides from the time of the first serial steps, True and False force it.
         max_episode_steps: the time limit; None takes the game's ``episodeSteps`` configuration,
             0 means none.
         **configuration: the game's configuration (see its specification).
@@ -89,6 +96,7 @@ class Engine:
         num_threads=1,
         autoreset="next_step",
         max_episode_steps=None,
+        parallel=None,
         **configuration,
     ):
         self.spec = registry.get_spec(game)
@@ -152,6 +160,11 @@ class Engine:
         self._terminated = np.zeros(n, dtype=np.bool_)
         self._truncated = np.zeros(n, dtype=np.bool_)
         self._fast_step = None
+        if parallel not in (None, True, False):
+            raise ValueError(f"parallel must be None, True or False, got {parallel!r}")
+        threaded = self.num_threads > 1 and self.num_envs >= PARALLEL_MIN_ENVS
+        self._parallel = threaded and parallel is not False
+        self._probes = [] if threaded and parallel is None else None
 
         action = self.action
         self._act_width = a * action.width
@@ -254,18 +267,35 @@ class Engine:
             self._mode,
             self._max_steps,
         )
-        if self.num_threads > 1 and self.num_envs >= PARALLEL_MIN_ENVS:
+        if self._probes is not None and self._fast_step is not None:
+            bad = self._probe(args)
+        elif self._parallel and self._probes is None:
             if numba.get_num_threads() != self.num_threads:
                 numba.set_num_threads(self.num_threads)
             bad = self._drivers.step_parallel(*args)
         elif self._fast_step is not None:
             bad = self._fast_step(*args)
         else:
-            bad = self._drivers.step(*args)
-            self._fast_step = _entry_point(self._drivers.step, args)
+            bad = self._drivers.step(*args)  # compiles or loads the loop on the first call
+            self._fast_step = _entry_point(self._drivers.step, args) or self._drivers.step
         if bad >= 0:
             self._raise_bad_action(bad, flat)
         return self.obs, self._rewards, self._terminated, self._truncated
+
+    def _probe(self, args):
+        """A timed serial step; after a few, the engine keeps the loop that pays."""
+        start = time.perf_counter()
+        bad = self._fast_step(*args)
+        self._probes.append(time.perf_counter() - start)
+        if len(self._probes) == _PROBE_CALLS:
+            self._parallel = min(self._probes) > PARALLEL_MIN_SECONDS
+            self._probes = None
+        return bad
+
+    @property
+    def uses_threads(self):
+        """Whether steps run the threaded loop (None while the first steps are being timed)."""
+        return None if self._probes is not None else self._parallel
 
     def _canonical(self, a):
         """Whether ``a`` has the one array type the kernels are compiled for (any shape)."""

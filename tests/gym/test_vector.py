@@ -110,7 +110,7 @@ def test_spaces_and_metadata():
 def test_threads_do_not_change_results():
     n = PARALLEL_MIN_ENVS + 1  # takes the parallel loop
     a = gymnasium.make_vec("vecenv/CartPole-v1", num_envs=n, num_threads=1)
-    b = gymnasium.make_vec("vecenv/CartPole-v1", num_envs=n, num_threads=2)
+    b = gymnasium.make_vec("vecenv/CartPole-v1", num_envs=n, num_threads=2, parallel=True)
     assert b.unwrapped.num_threads == 2
     a.reset(seed=9)
     b.reset(seed=9)
