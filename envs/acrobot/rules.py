@@ -52,7 +52,7 @@ def reset(s, cfg):
     s.dtheta2 = np.float64(np.float32(uniform_range(s, -0.1, 0.1)))
 
 
-@nb.njit(cache=True, error_model="numpy", inline="always")
+@nb.njit(cache=True, error_model="numpy")
 def _accelerations(theta1, theta2, dtheta1, dtheta2, a, book):
     m1 = LINK_MASS_1
     m2 = LINK_MASS_2
