@@ -67,6 +67,9 @@ def test_max_episode_steps_overrides_and_zero_means_no_limit():
 
     assert Engine("cartpole", max_episode_steps=0).max_episode_steps is None
     assert Engine("cartpole", max_episode_steps=9).max_episode_steps == 9
+    for bad in (True, -1, 2.5):
+        with pytest.raises(ValueError, match="max_episode_steps must be"):
+            Engine("cartpole", max_episode_steps=bad)
 
 
 def test_next_step_autoreset_ignores_the_action_and_restarts():

@@ -48,7 +48,7 @@ from dm_env import specs
 from . import csuite_dm as dm_env_wrapper
 from . import registry
 from .csuite_dm import DMEnvFromCSuite
-from .engine import Engine, fresh_seed
+from .engine import SEED_LIMIT, Engine, fresh_seed, is_integer
 from .spec import evaluate
 
 __all__ = ["EnvName", "Environment", "load", "DMEnvFromCSuite", "dm_env_wrapper"]
@@ -60,7 +60,6 @@ STEP_WITHOUT_START_ERR = (
 _RENDER_WITHOUT_START_ERR = (
     "Environment state has not been initialized. `start` must be called before calling `render`."
 )
-_SEED_LIMIT = 2**64
 # One Params dataclass per game (and attribute list), so configurations compare equal.
 _PARAMS_TYPES = {}
 
@@ -83,12 +82,12 @@ EnvName.__doc__ = "The csuite environments, valued by their csuite names."
 
 def _check_seed(seed, what="seed"):
     """A seed as an int in [0, 2**64); larger ones are hashed down, as numpy accepts them."""
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+    if not is_integer(seed):
         raise TypeError(f"{what} must be a non-negative integer or None, got {seed!r}")
     seed = int(seed)
     if seed < 0:
         raise ValueError(f"{what} must be a non-negative integer or None, got {seed!r}")
-    if seed >= _SEED_LIMIT:
+    if seed >= SEED_LIMIT:
         seed = int(np.random.SeedSequence(seed).generate_state(1, np.uint64)[0])
     return seed
 

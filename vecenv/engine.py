@@ -32,20 +32,25 @@ PARALLEL_MIN_ENVS = 1024
 PARALLEL_MIN_SECONDS = 20e-6 if _SPINNING else 150e-6
 _PROBE_CALLS = 3
 NO_TIME_LIMIT = np.iinfo(np.int64).max
-_SEED_LIMIT = 2**64
+SEED_LIMIT = 2**64
+
+
+def is_integer(value):
+    """An int or numpy integer, and not a bool (which Python counts as an integer)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
 def _check_seed(seed):
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral):
+    if not is_integer(seed):
         raise ValueError(f"a seed must be a non-negative integer, got {seed!r}")
-    if not 0 <= int(seed) < _SEED_LIMIT:
+    if not 0 <= int(seed) < SEED_LIMIT:
         raise ValueError(f"a seed must be in [0, 2**64), got {seed!r}")
     return int(seed)
 
 
 def fresh_seed():
     """A seed from the operating system's entropy, for engines made without one."""
-    return int(np.random.SeedSequence().entropy) % _SEED_LIMIT
+    return int(np.random.SeedSequence().entropy) % SEED_LIMIT
 
 
 def autoreset_mode(mode):
@@ -101,16 +106,10 @@ class Engine:
     ):
         self.spec = registry.get_spec(game)
         self.name = self.spec.name
-        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, numbers.Integral):
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if num_envs < 1:
+        if not is_integer(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         max_threads = numba.config.NUMBA_NUM_THREADS
-        if (
-            isinstance(num_threads, (bool, np.bool_))
-            or not isinstance(num_threads, numbers.Integral)
-            or not 1 <= num_threads <= max_threads
-        ):
+        if not is_integer(num_threads) or not 1 <= num_threads <= max_threads:
             raise ValueError(
                 f"num_threads must be an integer in [1, {max_threads}], got {num_threads!r}"
             )
@@ -124,7 +123,7 @@ class Engine:
         self._cfg = self.spec.config_record(self.config)
         if max_episode_steps is None:
             limit = self.config.get("episodeSteps", 0)
-        elif isinstance(max_episode_steps, numbers.Integral) and max_episode_steps >= 0:
+        elif is_integer(max_episode_steps) and max_episode_steps >= 0:
             limit = int(max_episode_steps)
         else:
             raise ValueError(
@@ -206,7 +205,7 @@ class Engine:
         mask = self._mask(mask)
         reseed = seed is not None
         if reseed:
-            if isinstance(seed, numbers.Integral) and not isinstance(seed, (bool, np.bool_)):
+            if is_integer(seed):
                 self.seed = _check_seed(seed)
                 rng.seed_words(np.uint64(self.seed), self._words, mask)
             else:
@@ -307,8 +306,7 @@ class Engine:
     def _raise_bad_action(self, i, flat):
         row = flat[i]
         if self.action.discrete:
-            lo, hi = self._act_low.astype(np.int64), self._act_high.astype(np.int64)
-            allowed = f"[{lo.min()}, {hi.max()}]"
+            allowed = f"[{self._act_low.min()}, {self._act_high.max()}]"
             raise ValueError(f"action of env {i} is out of range {allowed}: {row.tolist()}")
         raise ValueError(f"action of env {i} is not finite: {row.tolist()}")
 

@@ -1,11 +1,9 @@
 """``gymnasium.Env`` over a one-episode engine (``gymnasium.make("vecenv/CartPole-v1")``)."""
 
-import numbers
-
 import gymnasium
 import numpy as np
 
-from vecenv.engine import Engine
+from vecenv.engine import Engine, is_integer
 
 from . import spaces
 
@@ -66,7 +64,7 @@ class GameEnv(gymnasium.Env):
     def _set_action(self, action):
         if self._discrete:
             # Python and numpy integers (0-d integer arrays too), as gymnasium's Discrete admits.
-            if isinstance(action, numbers.Integral) and not isinstance(action, (bool, np.bool_)):
+            if is_integer(action):
                 if not -(2**63) <= action < 2**63:
                     raise ValueError(f"action out of range: {action!r}")
                 self._flat[0, 0] = action
