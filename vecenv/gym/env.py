@@ -57,9 +57,7 @@ class GameEnv(gymnasium.Env):
         return self._observation(), {}
 
     def _observation(self):
-        if isinstance(self._obs, dict):
-            return {k: v[0, ...].copy() for k, v in self._obs.items()}
-        return self._obs[0, ...].copy()
+        return spaces.episode_obs(self._obs, 0)
 
     def _set_action(self, action):
         if self._discrete:

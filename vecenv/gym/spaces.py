@@ -46,6 +46,13 @@ def agent_view(engine, buffers):
     return views if len(views) > 1 else next(iter(views.values()))
 
 
+def episode_obs(obs, i):
+    """A fresh copy of episode ``i``'s observation (a 0-d array, not a scalar, for shape ())."""
+    if isinstance(obs, dict):
+        return {k: v[i, ...].copy() for k, v in obs.items()}
+    return obs[i, ...].copy()
+
+
 def copy_obs(obs):
     if isinstance(obs, dict):
         return {k: v.copy() for k, v in obs.items()}

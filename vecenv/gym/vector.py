@@ -130,13 +130,8 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
     def _final_infos(self, done):
         """Same-step autoreset's infos, laid out as gymnasium's ``_add_info`` lays them."""
         final = np.full(self.num_envs, None, dtype=object)
-        fobs = self._final_obs
         for i in np.flatnonzero(done):
-            final[i] = (
-                {k: v[i, ...].copy() for k, v in fobs.items()}
-                if isinstance(fobs, dict)
-                else fobs[i, ...].copy()
-            )
+            final[i] = spaces.episode_obs(self._final_obs, i)
         return {
             "final_obs": final,
             "_final_obs": done.copy(),
