@@ -7,6 +7,7 @@ hash of the template, the rules' source and the numba version, so editing any of
 file (and a fresh compile) instead of reusing stale machine code.
 """
 
+import functools
 import hashlib
 import importlib.util
 import inspect
@@ -98,8 +99,10 @@ def _inlined_sources(module, found=None):
     return found
 
 
+@functools.cache
 def load_drivers(game, rules_module, action_discrete):
-    """Import (writing it first if needed) the generated driver module of ``game``."""
+    """Import (writing it first if needed) the generated driver module of ``game``; once per
+    process, so making more engines of a game neither re-reads nor re-hashes its sources."""
     source = driver_source(rules_module, action_discrete)
     digest = hashlib.sha256((source + numba.__version__).encode())
     # The rules inline code from every module they import: any edit there must give a new
@@ -109,8 +112,6 @@ def load_drivers(game, rules_module, action_discrete):
     for path in sorted(_inlined_sources(rules_module) | core):
         digest.update(path.encode() + Path(path).read_bytes())
     modname = f"vecenv_drivers_{game}_{digest.hexdigest()[:16]}"
-    if modname in sys.modules:
-        return sys.modules[modname]
     path = cache_dir() / f"{modname}.py"
     if not path.exists():
         # Write atomically: several processes may build the same game at once.
