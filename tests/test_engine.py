@@ -10,10 +10,12 @@ from vecenv import registry
 def random_actions(engine, rng, n=None):
     spec = engine.spec.action
     n = engine.num_envs if n is None else n
+    agents = engine.num_agents
+    head = (n,) if agents == 1 else (n, agents)
     if spec.discrete:
-        return rng.integers(spec.low[0], spec.high[0] + 1, size=n, dtype=np.int64)
+        return rng.integers(spec.low[0], spec.high[0] + 1, size=head, dtype=np.int64)
     low, high = spec.low.reshape(spec.shape), spec.high.reshape(spec.shape)
-    return rng.uniform(low, high, size=(n,) + spec.shape)
+    return rng.uniform(low, high, size=head + spec.shape)
 
 
 GAMES = registry.list_envs()
@@ -39,11 +41,13 @@ def test_unknown_game_is_a_clear_error():
 def test_shapes_and_dtypes(game):
     e = vecenv.make(game, num_envs=5, seed=0)
     spec = e.spec
+    agents = spec.num_agents
     for field in spec.observation:
-        assert e.obs[field.name].shape == (5, 1) + field.shape
+        head = (5,) if field.shared else (5, agents)
+        assert e.obs[field.name].shape == head + field.shape
         assert e.obs[field.name].dtype == field.dtype
     obs, rewards, terminated, truncated = e.step(random_actions(e, np.random.default_rng(0)))
-    assert rewards.shape == (5, 1) and rewards.dtype == np.float64
+    assert rewards.shape == (5, agents) and rewards.dtype == np.float64
     assert terminated.shape == truncated.shape == (5,)
     assert terminated.dtype == truncated.dtype == np.bool_
     assert (e.states["step"] == 1).all()
@@ -54,8 +58,9 @@ def test_time_limit_truncates_at_episode_steps(game):
     e = vecenv.make(game, num_envs=3, seed=1, autoreset="disabled", max_episode_steps=7)
     rng = np.random.default_rng(1)
     for k in range(1, 8):
+        was_running = e.states["done"] == 0
         _, _, terminated, truncated = e.step(random_actions(e, rng))
-        running = ~terminated & (e.states["done"] & 1 == 0)
+        running = was_running & ~terminated
         assert (truncated[running] == (k == 7)).all()
     assert (e.states["done"] != 0).all()
 

@@ -75,10 +75,11 @@ def test_random_state_records(engine, data):
         return
     # An accepted state must be steppable without a crash.
     spec = engine.spec.action
+    head = (N,) if engine.num_agents == 1 else (N, engine.num_agents)
     if spec.discrete:
-        actions = np.full(N, int(spec.low[0]), dtype=np.int64)
+        actions = np.full(head, int(spec.low[0]), dtype=np.int64)
     else:
-        actions = np.zeros((N,) + spec.shape)
+        actions = np.zeros(head + spec.shape)
     for _ in range(3):
         engine.step(actions)
     engine.reset(seed=0)

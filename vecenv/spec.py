@@ -81,6 +81,51 @@ def _bounds(values, shape, dtype, config):
     return arr.reshape(shape).astype(dtype)
 
 
+# kaggle-environments' base configuration, which every Kaggle game's configuration extends.
+KAGGLE_BASE_CONFIGURATION = {
+    "episodeSteps": {
+        "description": "Maximum number of steps in the episode.",
+        "type": "integer",
+        "minimum": 1,
+        "default": 1000,
+    },
+    "actTimeout": {
+        "description": "Maximum runtime (seconds) to obtain an action from an agent.",
+        "type": "number",
+        "minimum": 0,
+        "default": 6,
+    },
+    "runTimeout": {
+        "description": "Maximum runtime (seconds) of an episode (not necessarily DONE).",
+        "type": "number",
+        "minimum": 0,
+        "default": 1200,
+    },
+}
+
+
+def _discrete_bound(entry, key, kaggle_key, config):
+    """A discrete action's bound for the engine: ``low``/``high`` where the game narrows Kaggle's
+    schema (connectx's has no maximum; the engine's is ``columns - 1``), else the schema's."""
+    value = entry.get(key, entry.get(kaggle_key))
+    return np.array([_bound(value, np.int64, config)], dtype=np.float64)
+
+
+def _config_entry(key, entry):
+    kind = entry.get("type", "number")
+    default = entry.get("default")
+    return ConfigEntry(
+        name=key,
+        type=kind,
+        default=_number(default) if kind == "number" else default,
+        minimum=entry.get("minimum"),
+        maximum=entry.get("maximum"),
+        enum=tuple(entry["enum"]) if "enum" in entry else None,
+        description=entry.get("description", ""),
+        infinite=bool(entry.get("infinite", False)),
+    )
+
+
 @dataclass(frozen=True)
 class ObservationField:
     name: str
@@ -191,20 +236,9 @@ class GameSpec:
         self.description = raw.get("description", "")
         self.version = raw.get("version", "1.0.0")
         self.agents = tuple(raw.get("agents", [1]))
+        self.kaggle = raw.get("kaggle")  # a Kaggle game: played by the Kaggle face
         self.configuration = {
-            key: ConfigEntry(
-                name=key,
-                type=entry.get("type", "number"),
-                default=_number(entry.get("default"))
-                if entry.get("type") == "number"
-                else entry.get("default"),
-                minimum=entry.get("minimum"),
-                maximum=entry.get("maximum"),
-                enum=tuple(entry["enum"]) if "enum" in entry else None,
-                description=entry.get("description", ""),
-                infinite=bool(entry.get("infinite", False)),
-            )
-            for key, entry in raw.get("configuration", {}).items()
+            key: _config_entry(key, entry) for key, entry in self._raw_configuration().items()
         }
         defaults = {key: entry.default for key, entry in self.configuration.items()}
         self.observation = self.observation_fields(defaults)
@@ -212,6 +246,19 @@ class GameSpec:
         self.reward = raw.get("reward", {})
         self.gym = raw.get("gym", {})
         self.render = raw.get("render", {})
+
+    def _raw_configuration(self):
+        """The configuration's entries. A Kaggle game starts from Kaggle's base configuration
+        (episodeSteps, actTimeout, runTimeout), where a bare value sets a base entry's default."""
+        entries = dict(KAGGLE_BASE_CONFIGURATION) if self.kaggle is not None else {}
+        for key, entry in self.raw.get("configuration", {}).items():
+            if isinstance(entry, dict):
+                entries[key] = entry
+            elif key in entries:
+                entries[key] = {**entries[key], "default": entry}
+            else:
+                raise ValueError(f"{self.name}: configuration {key!r} sets a default of no entry")
+        return entries
 
     @classmethod
     def load(cls, path):
@@ -227,6 +274,8 @@ class GameSpec:
         """The observation fields with shapes and bounds resolved for ``config``."""
         fields = []
         for name, entry in self.raw["observation"].items():
+            if not isinstance(entry, dict):
+                continue  # a Kaggle game setting the default of a face-kept field
             shape = self._shape(entry, config)
             dtype = np.dtype(entry.get("dtype", "float32"))
             fields.append(
@@ -250,8 +299,8 @@ class GameSpec:
                 discrete=True,
                 shape=(),
                 dtype=np.dtype(entry.get("dtype", "int64")),
-                low=np.array([_bound(entry["minimum"], np.int64, config)], dtype=np.float64),
-                high=np.array([_bound(entry["maximum"], np.int64, config)], dtype=np.float64),
+                low=_discrete_bound(entry, "low", "minimum", config),
+                high=_discrete_bound(entry, "high", "maximum", config),
                 description=entry.get("description", ""),
             )
         shape = self._shape(entry, config)

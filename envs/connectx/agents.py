@@ -1,0 +1,233 @@
+"""ConnectX's built-in agents, "random" and "negamax", as numba policies (``kernels/agents``).
+
+"random" drops into a uniform column among those whose top cell is empty.
+
+"negamax" is Kaggle's negamax agent: a depth-4 negamax over the moves, where a node
+- scores 0 on a full board;
+- else, if the mover can win at once, scores ``(size + 1 - moves) / 2`` (``size`` the number of
+  cells, ``moves`` the checkers on the board), the first such column (in column order) its move;
+- else scores each open column, the best score its own: at depth 0 (four moves below the root)
+  a column scores ``(size + 1 - moves) / 2`` plus one for each of the mover's checkers left of,
+  right of, above and below the cell the checker would land on (below only while that cell's row
+  is less than ``rows - 2``, as Kaggle counts it), above depth 0 the child node's negated score.
+A node's best score starts at ``-size``; a column scoring more replaces it and one scoring the same
+replaces it on a fair coin (drawn from the agent's stream). Only the root's choice of column is
+played, so coins are drawn there only: the inner nodes' scores do not depend on their coins, and
+the chosen column has the same distribution as Kaggle's. When no column was chosen the agent plays
+a uniform open column.
+
+The search plays and takes back checkers on one scratch board (the agent's ``memory``), so a call
+allocates nothing. ``MEMORY`` is therefore a function of the configuration, as a game's ``FIELDS``
+may be: ``MEMORY(config)`` is ``rows * columns`` words. Given a shorter ``memory``, the agent
+allocates its scratch board itself.
+
+``negamax_column`` and ``negamax_scores`` are the search itself, for other callers and tests:
+``negamax_column`` takes a coin mode (random, or Python's ``random.choice`` always returning the
+first or always the last option); ``negamax_scores`` writes the root's score of every column.
+"""
+
+import numba as nb
+import numpy as np
+
+from vecenv.kernels.agents import uniform_choice
+from vecenv.kernels.rng import integer
+
+from .rules import EMPTY, wins
+
+NAMES = ("random", "negamax")
+RANDOM = 0
+NEGAMAX = 1
+
+# Kaggle's search depth.
+DEPTH = 4
+
+# How the search breaks ties: a fair coin from the agent's stream, or as Python's random.choice
+# would were it to return always the first option (the coin says True; the fallback column is the
+# first open one) or always the last (the coin says False; the last open column).
+COIN_RANDOM = 0
+COIN_FIRST = 1
+COIN_LAST = 2
+
+
+def MEMORY(config):
+    """The words one agent keeps: negamax's scratch board."""
+    return int(config["rows"]) * int(config["columns"])
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def lowest_empty(board, rows, columns, column):
+    """The lowest empty row of ``column``, whose top cell is empty."""
+    row = rows - 1
+    while board[column + row * columns] != EMPTY:
+        row -= 1
+    return row
+
+
+@nb.njit(cache=True, error_model="numpy")
+def winning_column(board, rows, columns, inarow, mark):
+    """The first open column where ``mark`` would complete a line, or -1."""
+    for column in range(columns):
+        if board[column] == EMPTY:
+            row = lowest_empty(board, rows, columns, column)
+            if wins(board, rows, columns, inarow, row, column, mark):
+                return column
+    return -1
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def leaf_score(board, rows, columns, mark, moves, column):
+    """The score of open ``column`` below depth 0: the base plus the proximity bonus."""
+    size = rows * columns
+    row = lowest_empty(board, rows, columns, column)
+    score = (size + 1 - moves) / 2.0
+    if column > 0 and board[row * columns + column - 1] == mark:
+        score += 1.0
+    if column < columns - 1 and board[row * columns + column + 1] == mark:
+        score += 1.0
+    if row > 0 and board[(row - 1) * columns + column] == mark:
+        score += 1.0
+    if row < rows - 2 and board[(row + 1) * columns + column] == mark:
+        score += 1.0
+    return score
+
+
+@nb.njit(cache=True, error_model="numpy")
+def node_score(board, rows, columns, inarow, mark, depth, moves):
+    """A node's score for ``mark`` to move with ``moves`` checkers on ``board`` (restored on
+    return)."""
+    size = rows * columns
+    if moves == size:
+        return 0.0
+    if winning_column(board, rows, columns, inarow, mark) >= 0:
+        return (size + 1 - moves) / 2.0
+    best = -1.0 * size
+    other = 1 if mark == 2 else 2
+    for column in range(columns):
+        if board[column] == EMPTY:
+            if depth <= 0:
+                score = leaf_score(board, rows, columns, mark, moves, column)
+            else:
+                row = lowest_empty(board, rows, columns, column)
+                board[column + row * columns] = mark
+                score = -node_score(board, rows, columns, inarow, other, depth - 1, moves + 1)
+                board[column + row * columns] = EMPTY
+            if score > best:
+                best = score
+    return best
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def column_score(board, rows, columns, inarow, mark, depth, moves, column):
+    """The root's score of open ``column``."""
+    if depth <= 0:
+        return leaf_score(board, rows, columns, mark, moves, column)
+    row = lowest_empty(board, rows, columns, column)
+    board[column + row * columns] = mark
+    other = 1 if mark == 2 else 2
+    score = -node_score(board, rows, columns, inarow, other, depth - 1, moves + 1)
+    board[column + row * columns] = EMPTY
+    return score
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def count_moves(board):
+    moves = 0
+    for k in range(board.shape[0]):
+        if board[k] != EMPTY:
+            moves += 1
+    return moves
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def coin(r, coin_mode):
+    if coin_mode == COIN_FIRST:
+        return True
+    if coin_mode == COIN_LAST:
+        return False
+    return integer(r, 2) == 0
+
+
+@nb.njit(cache=True, error_model="numpy")
+def open_column(board, columns, r, coin_mode):
+    """The fallback: an open column (uniform, the first or the last one), or -1 if none."""
+    if coin_mode == COIN_RANDOM:
+        count = 0
+        for column in range(columns):
+            if board[column] == EMPTY:
+                count += 1
+        if count == 0:
+            return -1
+        pick = integer(r, count)
+        for column in range(columns):
+            if board[column] == EMPTY:
+                if pick == 0:
+                    return column
+                pick -= 1
+    found = -1
+    for column in range(columns):
+        if board[column] == EMPTY:
+            found = column
+            if coin_mode == COIN_FIRST:
+                return found
+    return found
+
+
+@nb.njit(cache=True, error_model="numpy")
+def negamax_column(board, rows, columns, inarow, mark, depth, r, coin_mode):
+    """Kaggle's negamax move for ``mark`` on ``board`` (a scratch copy of the rows * columns
+    board, restored on return), or -1 when no column is open. Ties at the root break by
+    ``coin_mode``, drawing from ``r`` when it is ``COIN_RANDOM``."""
+    size = rows * columns
+    moves = count_moves(board)
+    best_column = -1
+    if moves != size:
+        best_column = winning_column(board, rows, columns, inarow, mark)
+        if best_column < 0:
+            best = -1.0 * size
+            for column in range(columns):
+                if board[column] == EMPTY:
+                    score = column_score(board, rows, columns, inarow, mark, depth, moves, column)
+                    if score > best or (score == best and coin(r, coin_mode)):
+                        best = score
+                        best_column = column
+    if best_column < 0:
+        best_column = open_column(board, columns, r, coin_mode)
+    return best_column
+
+
+@nb.njit(cache=True, error_model="numpy")
+def negamax_scores(board, rows, columns, inarow, mark, depth, scores):
+    """The root's search without its choice: returns the column the "can win next" scan picks
+    (-1 when none, or when the board is full), else writes each open column's score into
+    ``scores`` (``columns`` floats; -inf for a full column) and returns -1."""
+    size = rows * columns
+    moves = count_moves(board)
+    scores[:] = -np.inf
+    if moves == size:
+        return -1
+    found = winning_column(board, rows, columns, inarow, mark)
+    if found >= 0:
+        return found
+    for column in range(columns):
+        if board[column] == EMPTY:
+            scores[column] = column_score(board, rows, columns, inarow, mark, depth, moves, column)
+    return -1
+
+
+@nb.njit(cache=True, error_model="numpy")
+def act(kind, obs, i, player, step, cfg, memory, r):
+    columns = cfg.columns
+    if kind == NEGAMAX:
+        view = obs[0][i]
+        size = view.shape[0]
+        board = memory[:size] if memory.shape[0] >= size else np.empty(size, dtype=memory.dtype)
+        board[:] = view
+        column = negamax_column(
+            board, cfg.rows, columns, cfg.inarow, obs[1][i, player], DEPTH, r, COIN_RANDOM
+        )
+    else:
+        # The open columns from the board itself: agents read only what Kaggle's observation
+        # holds (a Kaggle-signature call has no engine-only ``legal`` mask).
+        column = uniform_choice(r, obs[0][i][:columns] == EMPTY)
+    # Called only for an ACTIVE seat, whose board has an open column; a column in range anyway.
+    return column if column >= 0 else 0

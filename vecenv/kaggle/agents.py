@@ -1,0 +1,265 @@
+"""Agents as kaggle-environments resolves and runs them.
+
+An agent is a built-in name, a callable ``(observation, configuration)``, a path to a Python file or
+Python source (its last callable is the agent, compiled on first use), or any other value (always
+played as the action). Built-in agents are the game's numba policies (``envs/<game>/agents.py``);
+for a user they are also callables with Kaggle's signature (``builtin_callables``).
+"""
+
+import contextlib
+import copy
+import io
+import os
+import random
+import sys
+import traceback
+from time import perf_counter
+
+import numpy as np
+
+from vecenv import registry
+from vecenv.kernels.agents import AGENT_RNG
+
+from .errors import DeadlineExceeded, InvalidArgument
+from .structs import Struct, structify
+
+
+class UnknownAgent(InvalidArgument, FileNotFoundError):
+    """An agent named by a string that is no built-in agent, file or Python source."""
+
+
+def agents_module(game):
+    module = registry.game_module(game, "agents")
+    if module is None:
+        return None
+    return module
+
+
+def memory_words(module, config):
+    words = module.MEMORY
+    return int(words(config) if callable(words) else words)
+
+
+def _argcount(fn):
+    code = getattr(fn, "__code__", None)
+    return code.co_argcount if code is not None else 2
+
+
+class Policy:
+    """A built-in numba agent for one seat of a one-episode engine: its memory and random stream.
+    ``reset`` starts a new match; the random stream is seeded from Python's ``random`` (as Kaggle's
+    own agents draw from it), so ``random.seed`` makes matches repeatable."""
+
+    def __init__(self, module, kind, config, config_record):
+        self.module = module
+        self.kind = kind
+        self.cfg = config_record
+        self.memory = np.zeros(max(memory_words(module, config), 1), dtype=np.int64)
+        self.rng = np.zeros(1, dtype=AGENT_RNG)
+        self.reset()
+
+    def reset(self):
+        self.memory[:] = 0
+        self.rng["rng"] = random.getrandbits(64)
+
+    def __call__(self, obs_arrays, i, seat, step):
+        return int(
+            self.module.act(
+                self.kind, obs_arrays, i, seat, step, self.cfg[0], self.memory, self.rng[0]
+            )
+        )
+
+
+class BuiltinCallable:
+    """A built-in agent with Kaggle's signature ``agent(observation, configuration)``: the
+    observation (a dict or Struct, as Kaggle gives it) is laid into one-episode arrays and the
+    numba policy plays from them. The seat is found from a per-agent field whose spec lists
+    per-seat ``defaults`` (connectx's ``mark``); a new match starts at step 0."""
+
+    def __init__(self, game, name):
+        self.game = game
+        self.name = name
+        self.module = agents_module(game)
+        self.kind = self.module.NAMES.index(name)
+        self.spec = registry.get_spec(game)
+        self._key = None
+        self._policy = None
+        self.__name__ = name
+
+    def _setup(self, configuration):
+        known = {k: configuration[k] for k in self.spec.configuration if k in configuration}
+        config = self.spec.resolve_configuration(known)
+        key = tuple(sorted(config.items()))
+        if key != self._key:
+            self._key = key
+            self.fields = self.spec.observation_fields(config)
+            self._policy = Policy(self.module, self.kind, config, self.spec.config_record(config))
+        return config
+
+    def reset(self):
+        if self._policy is not None:
+            self._policy.reset()
+
+    def _seat(self, observation):
+        raw = self.spec.raw["observation"]
+        for field in self.fields:
+            defaults = raw[field.name].get("defaults") if not field.shared else None
+            if defaults and observation.get(field.name) in defaults:
+                return defaults.index(observation[field.name])
+        return 0
+
+    def __call__(self, observation, configuration):
+        self._setup(configuration)
+        step = int(observation.get("step", 0))
+        if step == 0:
+            self._policy.reset()
+        seat = self._seat(observation)
+        agents = self.spec.num_agents
+        arrays = []
+        raw = self.spec.raw["observation"]
+        for f in self.fields:
+            head = (1,) if f.shared else (1, agents)
+            arr = np.zeros(head + f.shape, dtype=f.dtype)
+            value = observation.get(f.name, raw[f.name].get("absent"))
+            if value is not None:
+                index = (0,) if f.shared else (0, seat)
+                arr[index] = np.asarray(value, dtype=f.dtype).reshape(f.shape)
+            arrays.append(arr)
+        return self._policy(tuple(arrays), 0, seat, step)
+
+
+def builtin_callables(game):
+    """The game's built-in agents by name, each a Kaggle-signature callable."""
+    module = agents_module(game)
+    if module is None:
+        return {}
+    return {name: BuiltinCallable(game, name) for name in module.NAMES}
+
+
+def _last_callable(source, path):
+    """Run ``source`` and return the last callable it defines (Kaggle's rule for agent files)."""
+    namespace = {}
+    added = False
+    if path is not None:
+        sys.path.append(os.path.dirname(path))
+        added = True
+    try:
+        exec(compile(source, path or "<string>", "exec"), namespace)
+    except Exception as exc:
+        raise InvalidArgument(f"Invalid raw Python: {exc!r}") from exc
+    finally:
+        if added:
+            sys.path.pop()
+    found = [v for v in namespace.values() if callable(v)]
+    if not found:
+        raise InvalidArgument("the agent's Python source defines no callable")
+    return found[-1]
+
+
+def _source_agent(raw, path):
+    """An agent from Python source, compiled on its first call (an error there is the agent's)."""
+    agent = None
+
+    def source_agent(observation, configuration):
+        nonlocal agent
+        if agent is None:
+            agent = _last_callable(raw, path)
+        args = [observation, configuration][: _argcount(agent)]
+        return agent(*args)
+
+    return source_agent
+
+
+def resolve(raw, game, builtin_names):
+    """What Kaggle makes of an agent: ("builtin", name) or ("callable", fn)."""
+    if isinstance(raw, str) and raw in builtin_names:
+        return "builtin", raw
+    if callable(raw):
+        return "callable", raw
+    if not isinstance(raw, str):
+        value = copy.deepcopy(raw)
+        return "callable", lambda: value
+    if raw.startswith(("http://", "https://")):
+        raise InvalidArgument(f"URL agents are not supported: {raw}")
+    if os.path.exists(raw):
+        with open(raw, encoding="utf-8") as f:
+            return "callable", _source_agent(f.read(), raw)
+    if (len(raw) < 100 and ("/" in raw or "\\" in raw)) or len(raw) < 20:
+        known = ", ".join(builtin_names) or "none"
+        raise UnknownAgent(
+            f"Could not find agent {raw!r}: not a built-in agent of {game} ({known}), "
+            "a file, or Python source"
+        )
+    return "callable", _source_agent(raw, None)
+
+
+class Agent:
+    """One seat's agent in a run: acts on Kaggle's observation, timed and (unless ``debug``) with
+    its output captured, as Kaggle's ``Agent.act``."""
+
+    def __init__(self, raw, environment, seat):
+        self.environment = environment
+        self.seat = seat
+        self.kind, target = resolve(raw, environment.name, environment._builtin_names)
+        if self.kind == "builtin":
+            table = environment._table
+            self.policy = Policy(
+                agents_module(environment.name),
+                environment._builtin_names.index(target),
+                table.engine.config,
+                table.engine._cfg,
+            )
+        else:
+            self.fn = target
+
+    def act(self, observation_of):
+        """(action, log) for the current state; ``observation_of()`` builds Kaggle's observation
+        (only user agents need it: built-in ones read the engine's arrays)."""
+        env = self.environment
+        config = env.configuration
+        overage = env._overage[self.seat]
+        if self.kind == "builtin":
+            table = env._table
+            start = perf_counter()
+            action = self.policy(table.engine._obs, 0, self.seat, table.step_count)
+            out = err = ""
+        else:
+            args = [structify(observation_of()), structify(dict(config))]
+            args = args[: _argcount(self.fn)]
+            if env.debug:
+                start = perf_counter()
+                action = self.fn(*args)
+                out = err = ""
+            else:
+                out_buffer, err_buffer = io.StringIO(), io.StringIO()
+                with contextlib.redirect_stdout(out_buffer), contextlib.redirect_stderr(err_buffer):
+                    try:
+                        start = perf_counter()
+                        action = self.fn(*args)
+                    except Exception as exc:
+                        traceback.print_exc(file=err_buffer)
+                        action = exc
+                limit = config.get("maxLogLength", 10000)
+                out, err = out_buffer.getvalue(), err_buffer.getvalue()
+                if limit is not None:
+                    out, err = out[:limit], err[:limit]
+        duration = perf_counter() - start
+        if duration - config.actTimeout > overage:
+            action = DeadlineExceeded()
+        return action, {"duration": round(duration, 6), "stdout": out, "stderr": err}
+
+    def reset(self):
+        if self.kind == "builtin":
+            self.policy.reset()
+
+
+def shared_observation(state, seat, hidden, shared):
+    """Agent ``seat``'s observation as Kaggle hands it to the agent: its own fields, the shared
+    ones from the first agent's, hidden ones removed."""
+    obs = dict(state[seat].observation)
+    for key in shared:
+        if key in state[0].observation:
+            obs[key] = copy.deepcopy(state[0].observation[key])
+    for key in hidden:
+        obs.pop(key, None)
+    return Struct(**obs)
