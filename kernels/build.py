@@ -26,7 +26,7 @@ _BEGIN = "# >>> bindings\n"
 _END = "# <<< bindings\n"
 _PARALLEL_BEGIN = "# >>> parallel variants\n"
 _PARALLEL_END = "# <<< parallel variants\n"
-_PARALLEL_NAMES = ("step",)
+_PARALLEL_NAMES = ("step", "act_agents")
 
 
 def _parallel_variant(template):
@@ -64,6 +64,17 @@ def cache_dir():
     return path
 
 
+def _agents_module(rules_module):
+    """The game's built-in agents (``agents.py`` beside its rules), or None."""
+    name = rules_module.__name__.rsplit(".", 1)[0] + ".agents"
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name == name:
+            return None
+        raise
+
+
 def driver_source(rules_module, action_discrete):
     template = inspect.getsource(drivers)
     head, rest = template.split(_BEGIN, 1)
@@ -73,6 +84,13 @@ def driver_source(rules_module, action_discrete):
         f"from {name} import reset as game_reset, step as game_step, observe as game_observe\n"
         f"ACTION_DISCRETE = {bool(action_discrete)}\n"
     )
+    step_observe = "observe_step" if hasattr(rules_module, "observe_step") else "observe"
+    bindings += f"from {name} import {step_observe} as game_observe_step\n"
+    agents = _agents_module(rules_module)
+    if agents is not None:
+        bindings += f"from {agents.__name__} import act as game_act\n"
+    else:
+        bindings += "game_act = None\n"
     return (
         f"# Generated from vecenv/kernels/drivers.py for {name}; do not edit.\n"
         + head
@@ -109,7 +127,11 @@ def load_drivers(game, rules_module, action_discrete):
     # module, or numba would keep serving machine code compiled from the old source.
     # (Imported constants leave no trace of their module, so the whole core is always included.)
     core = {str(p) for p in Path(__file__).parent.glob("*.py")}
-    for path in sorted(_inlined_sources(rules_module) | core):
+    sources = _inlined_sources(rules_module)
+    agents = _agents_module(rules_module)
+    if agents is not None:
+        sources |= _inlined_sources(agents)
+    for path in sorted(sources | core):
         digest.update(path.encode() + Path(path).read_bytes())
     modname = f"vecenv_drivers_{game}_{digest.hexdigest()[:16]}"
     path = cache_dir() / f"{modname}.py"

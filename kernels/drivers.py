@@ -11,7 +11,11 @@ numpy's inf/nan semantics, as the reference implementations do):
 - ``reset(s, cfg)``: start an episode, drawing from ``s.rng`` only;
 - ``step(s, cfg, actions, rewards) -> int``: apply this episode's flat action row, write one reward
   per agent, return 0 while running and non-zero when the episode terminates;
-- ``observe(s, cfg, obs, i)``: write episode ``i``'s observation into the arrays of tuple ``obs``.
+- ``observe(s, cfg, obs, i)``: write episode ``i``'s observation into the arrays of tuple ``obs``;
+- optionally ``observe_step(s, cfg, obs, i)``: the same after a step that continued the episode,
+  when ``obs`` still holds its observation from before the step (every other write is a full
+  ``observe``): a game whose step changes a few cells of a large observation writes only those.
+  The engine hands out its observation arrays read-only, so nothing else writes into them.
 Beside them ``rules.py`` declares ``FIELDS`` (the state's fields after the engine's header, or a
 function of the configuration returning them) and may declare ``STATE_BOUNDS`` ({field: (lo, hi)})
 and ``check_state(records, config) -> message or None``, which ``set_state`` uses to refuse
@@ -22,9 +26,10 @@ import numba as nb
 import numpy as np
 
 from vecenv.kernels.state import DISABLED, SAME_STEP, TERMINATED, TRUNCATED
+from vecenv.kernels.turns import ACTIVE
 
 # >>> bindings
-game_reset = game_step = game_observe = None
+game_reset = game_step = game_observe = game_observe_step = game_act = None
 ACTION_DISCRETE = True
 # <<< bindings
 
@@ -145,8 +150,24 @@ def step(
                 game_observe(s, cfg, final_obs, i)
                 _begin(s, cfg, obs, i)
                 continue
-        game_observe(s, cfg, obs, i)
+        game_observe_step(s, cfg, obs, i)
     return -1
+
+
+@nb.njit(cache=True, error_model="numpy")
+def act_agents(states, cfgs, obs, kinds, memory, rngs, actions):
+    """The built-in agents' moves (``agents.py``'s ``act``): for every running episode ``i`` and
+    ACTIVE seat ``k`` with ``kinds[i, k] >= 0``, ``actions[i, k]`` becomes that agent's action;
+    other entries are left as they are. ``memory[i, k]`` and ``rngs[i, k]`` are that agent's."""
+    for i in range(states.shape[0]):  # parallel
+        s = states[i]
+        if s.done != 0:
+            continue
+        for k in range(kinds.shape[1]):
+            if kinds[i, k] >= 0 and s.status[k] == ACTIVE:
+                actions[i, k] = game_act(
+                    kinds[i, k], obs, i, k, s.step, cfgs[0], memory[i, k], rngs[i, k]
+                )
 
 
 # <<< parallel variants

@@ -316,3 +316,26 @@ def test_threads_are_used_only_where_a_serial_step_takes_long_enough(monkeypatch
     assert serial.uses_threads is False
     with pytest.raises(ValueError, match="parallel must be"):
         vecenv.make("cartpole", parallel="yes")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_incremental_observations_equal_full_ones(game):
+    """Games may update only what a step changed (``observe_step``): after many steps, with
+    autoresets, the observation equals the one written from scratch for the same states."""
+    e = vecenv.make(game, num_envs=16, seed=3)
+    rng = np.random.default_rng(3)
+    fresh = vecenv.make(game, num_envs=16, seed=3)
+    for _ in range(60):
+        e.step(random_actions(e, rng))
+        fresh.set_state(e.get_state())
+        for name in e.obs:
+            np.testing.assert_array_equal(e.obs[name], fresh.obs[name], err_msg=name)
+
+
+def test_public_observation_arrays_are_read_only():
+    e = vecenv.make("connectx", num_envs=2, seed=0)
+    obs = e.reset()
+    with pytest.raises(ValueError, match="read-only"):
+        obs["board"][0, 0] = 1
+    _, _, _, _ = e.step(np.zeros((2, 2), dtype=np.int64))
+    assert not e.obs["board"].flags.writeable

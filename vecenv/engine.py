@@ -48,6 +48,15 @@ def _check_seed(seed):
     return int(seed)
 
 
+def _read_only_views(fields, arrays):
+    views = {}
+    for f, arr in zip(fields, arrays, strict=True):
+        view = arr.view()
+        view.flags.writeable = False
+        views[f.name] = view
+    return views
+
+
 def fresh_seed():
     """A seed from the operating system's entropy, for engines made without one."""
     return int(np.random.SeedSequence().entropy) % SEED_LIMIT
@@ -145,11 +154,13 @@ class Engine:
 
         n, a = self.num_envs, self.num_agents
         self._states = np.zeros(n, dtype=self.state_dtype)
-        self.obs = {f.name: np.zeros(self._obs_shape(f), dtype=f.dtype) for f in self.observation}
-        self._obs = tuple(self.obs.values())
+        # The kernels write the observation arrays; the public dicts hold read-only views of them,
+        # as a game may update only what its step changed (``observe_step``).
+        self._obs = tuple(np.zeros(self._obs_shape(f), dtype=f.dtype) for f in self.observation)
+        self.obs = _read_only_views(self.observation, self._obs)
         if self._mode == SAME_STEP:
-            self.final_obs = {k: np.zeros_like(v) for k, v in self.obs.items()}
-            self._final_obs = tuple(self.final_obs.values())
+            self._final_obs = tuple(np.zeros_like(v) for v in self._obs)
+            self.final_obs = _read_only_views(self.observation, self._final_obs)
         else:
             self.final_obs = None
             self._final_obs = self._obs  # never written outside same-step mode

@@ -29,7 +29,6 @@ first or always the last option); ``negamax_scores`` writes the root's score of 
 import numba as nb
 import numpy as np
 
-from vecenv.kernels.agents import uniform_choice
 from vecenv.kernels.rng import integer
 
 from .rules import EMPTY, wins
@@ -214,20 +213,43 @@ def negamax_scores(board, rows, columns, inarow, mark, depth, scores):
     return -1
 
 
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def random_column(r, board, columns):
+    """A uniform column among those whose top cell is empty (-1 when none), found from the board
+    itself: agents read only what Kaggle's observation holds, which has no ``legal`` mask."""
+    count = 0
+    for c in range(columns):
+        count += board[c] == EMPTY
+    if count == 0:
+        return -1
+    pick = integer(r, count)
+    for c in range(columns):
+        if board[c] == EMPTY:
+            if pick == 0:
+                return c
+            pick -= 1
+    return -1
+
+
 @nb.njit(cache=True, error_model="numpy")
+def negamax_act(obs, i, player, cfg, memory, r):
+    """Negamax on a copy of the board in ``memory`` (or a fresh one when it is too short)."""
+    view = obs[0][i]
+    size = view.shape[0]
+    board = memory[:size] if memory.shape[0] >= size else np.empty(size, dtype=memory.dtype)
+    board[:] = view
+    return negamax_column(
+        board, cfg.rows, cfg.columns, cfg.inarow, obs[1][i, player], DEPTH, r, COIN_RANDOM
+    )
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def act(kind, obs, i, player, step, cfg, memory, r):
     columns = cfg.columns
     if kind == NEGAMAX:
-        view = obs[0][i]
-        size = view.shape[0]
-        board = memory[:size] if memory.shape[0] >= size else np.empty(size, dtype=memory.dtype)
-        board[:] = view
-        column = negamax_column(
-            board, cfg.rows, columns, cfg.inarow, obs[1][i, player], DEPTH, r, COIN_RANDOM
-        )
+        # Apart, so the random agent's call stays small enough to inline into batch loops.
+        column = negamax_act(obs, i, player, cfg, memory, r)
     else:
-        # The open columns from the board itself: agents read only what Kaggle's observation
-        # holds (a Kaggle-signature call has no engine-only ``legal`` mask).
-        column = uniform_choice(r, obs[0][i][:columns] == EMPTY)
+        column = random_column(r, obs[0][i], columns)
     # Called only for an ACTIVE seat, whose board has an open column; a column in range anyway.
     return column if column >= 0 else 0

@@ -29,29 +29,46 @@ def FIELDS(config):
         ("board", np.int8, (config["rows"] * config["columns"],)),
         ("status", np.int8, (2,)),
         ("reward", np.float64, (2,)),
+        # Derived from the board, kept so a move costs O(1): checkers per column, checkers in
+        # all, and the cell of the last checker dropped (-1 when the last step dropped none).
+        ("height", np.int64, (config["columns"],)),
+        ("filled", np.int64),
+        ("last", np.int64),
     ]
 
 
 STATE_BOUNDS = {"board": (0, 2), "status": (0, 5)}
 
 
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def drop(board, columns, column, mark):
-    """Put ``mark`` on the lowest empty cell of ``column`` (whose top cell is empty)."""
-    r = board.shape[0] // columns - 1
-    while board[column + r * columns] != EMPTY:
-        r -= 1
-    board[column + r * columns] = mark
+def check_state(records, config):
+    """The board must be one play can reach (checkers stacked from the bottom; the counts as
+    the board says): the kernels take a column's height instead of searching it."""
+    rows, columns = config["rows"], config["columns"]
+    boards = records["board"].reshape(-1, rows, columns)
+    filled = boards != EMPTY
+    height = filled.sum(axis=1)
+    # Stacked: in each column the filled cells are exactly the bottom ``height`` ones.
+    below = np.arange(rows)[None, :, None] >= rows - height[:, None, :]
+    if (filled != below).any():
+        return "invalid state: a checker floats above an empty cell"
+    if (records["height"] != height).any() or (records["filled"] != height.sum(axis=1)).any():
+        return "invalid state: height and filled must count the board's checkers"
+    last = records["last"]
+    if ((last < -1) | (last >= rows * columns)).any():
+        return "invalid state: last must be -1 or a cell of the board"
+    return None
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
-def top_of(board, columns, column, mark):
-    """The highest row of ``column`` holding ``mark``: where Kaggle looks for a line after a move
-    (the checker just dropped, on any board reached by play)."""
-    r = 0
-    while board[column + r * columns] != mark:
-        r += 1
-    return r
+def drop(s, rows, columns, column, mark):
+    """Put ``mark`` on the lowest empty cell of ``column`` (whose top cell is empty); returns
+    its row."""
+    row = rows - 1 - s.height[column]
+    s.board[column + row * columns] = mark
+    s.height[column] += 1
+    s.filled += 1
+    s.last = column + row * columns
+    return row
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
@@ -66,7 +83,7 @@ def run_length(board, rows, columns, row, column, d_row, d_column, mark, limit):
     return limit
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def wins(board, rows, columns, inarow, row, column, mark):
     """Whether ``mark`` at (row, column) completes ``inarow`` in a line."""
     need = inarow - 1
@@ -84,25 +101,21 @@ def wins(board, rows, columns, inarow, row, column, mark):
     )
 
 
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def is_full(board, columns):
-    for c in range(columns):  # noqa: SIM110 (a plain loop: numba compiles no generators here)
-        if board[c] == EMPTY:
-            return False
-    return True
-
-
 @nb.njit(cache=True, error_model="numpy")
 def reset(s, cfg):
     s.board[:] = EMPTY
     s.status[0] = ACTIVE
     s.status[1] = INACTIVE
     s.reward[:] = 0.0
+    s.height[:] = 0
+    s.filled = 0
+    s.last = -1
 
 
 @nb.njit(cache=True, error_model="numpy")
 def step(s, cfg, actions, rewards):
     begin_rewards(s, rewards)
+    s.last = -1
     a = mover(s)
     if a >= 0:
         other = 1 - a
@@ -113,14 +126,15 @@ def step(s, cfg, actions, rewards):
             s.status[other] = DONE
         else:
             mark = a + 1
-            drop(board, cfg.columns, column, mark)
-            row = top_of(board, cfg.columns, column, mark)
+            # On a stacked board the checker dropped is the column's topmost of its mark: where
+            # Kaggle looks for a line.
+            row = drop(s, cfg.rows, cfg.columns, column, mark)
             if wins(board, cfg.rows, cfg.columns, cfg.inarow, row, column, mark):
                 s.reward[a] = 1.0
                 s.reward[other] = -1.0
                 s.status[a] = DONE
                 s.status[other] = DONE
-            elif is_full(board, cfg.columns):
+            elif s.filled == board.shape[0]:
                 s.status[a] = DONE
                 s.status[other] = DONE
             else:
@@ -132,10 +146,24 @@ def step(s, cfg, actions, rewards):
 @nb.njit(cache=True, error_model="numpy")
 def observe(s, cfg, obs, i):
     board = s.board
-    obs[0][i, :] = board
+    out = obs[0][i]
+    for c in range(board.shape[0]):
+        out[c] = board[c]
     obs[1][i, 0] = 1
     obs[1][i, 1] = 2
     legal = obs[2][i]
     running = any_active(s)
     for c in range(cfg.columns):
         legal[c] = running and board[c] == EMPTY
+
+
+@nb.njit(cache=True, error_model="numpy")
+def observe_step(s, cfg, obs, i):
+    """``observe`` after a step, when the arrays hold this episode's observation from before it:
+    only the cell dropped into and its column's legality change, or every column when it ended."""
+    if s.last >= 0:
+        obs[0][i, s.last] = s.board[s.last]
+        column = s.last % cfg.columns
+        obs[2][i, column] = s.height[column] < cfg.rows
+    if not any_active(s):
+        obs[2][i, :] = False

@@ -406,6 +406,11 @@ def test_negamax_prefers_a_win_then_blocks():
 def set_position(engine, i, board, mark):
     record = engine.get_state(i)
     record["board"] = board
+    # The counts the rules keep beside the board (set_state refuses a record without them).
+    height = (np.asarray(board).reshape(engine.config["rows"], -1) != 0).sum(axis=0)
+    record["height"] = height
+    record["filled"] = height.sum()
+    record["last"] = -1
     record["status"] = [ACTIVE, INACTIVE] if mark == 1 else [INACTIVE, ACTIVE]
     engine.set_state(record, i)
 

@@ -1,0 +1,264 @@
+"""Batched matches between agents, played inside the engine.
+
+``play(game, agents, matches)`` plays M matches of agent A against agent B at once: seats alternate
+(A takes the first seat in even matches, the second in odd ones), built-in agents (the game's numba
+policies) move inside one compiled call per ply over all matches, and Python policies move once per
+ply for the whole batch. A Python policy is a callable ``policy(obs, legal) -> actions``: ``obs``
+the engine's observation arrays for its seat (per-agent fields (M, ...), shared fields (M, ...)),
+``legal`` the game's legal-move mask (M, actions) or None, returning (M,) integer actions (only the
+rows of matches where it is to move are used).
+
+The result holds each match's final Kaggle rewards and statuses per agent (in A, B order), and a
+summary: A's wins, draws and losses with 95% confidence intervals. ``replays`` plays chosen
+matches again through the Kaggle face, for Kaggle-format JSON and HTML replays.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+
+import vecenv
+from vecenv import registry
+from vecenv.kernels.agents import AGENT_RNG
+from vecenv.kernels.rng import seed_words
+from vecenv.kernels.turns import ACTIVE, FAILED_REWARD, STATUS_NAMES
+
+from .engine import SEED_LIMIT, fresh_seed, is_integer
+
+Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
+
+
+def wilson(successes, n):
+    """The Wilson score interval (95%) of a proportion."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    centre = (p + Z95 * Z95 / (2 * n)) / (1 + Z95 * Z95 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95 * Z95 / (4 * n * n)) / (1 + Z95 * Z95 / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass
+class Summary:
+    """Agent A's results over the matches, from A's point of view."""
+
+    agents: tuple
+    matches: int
+    wins: int
+    draws: int
+    losses: int
+    win_rate: tuple = field(default=None)  # (estimate, low, high)
+    draw_rate: tuple = field(default=None)
+    loss_rate: tuple = field(default=None)
+    mean_reward: tuple = field(default=None)  # (mean, low, high): normal interval
+
+    def __str__(self):
+        a, b = self.agents
+
+        def rate(r):
+            return f"{r[0]:6.1%} [{r[1]:.1%}, {r[2]:.1%}]"
+
+        mean = self.mean_reward
+        return (
+            f"{a} vs {b}: {self.matches} matches\n"
+            f"  wins   {self.wins:7d}  {rate(self.win_rate)}\n"
+            f"  draws  {self.draws:7d}  {rate(self.draw_rate)}\n"
+            f"  losses {self.losses:7d}  {rate(self.loss_rate)}\n"
+            f"  mean reward of {a}: {mean[0]:+.3f} [{mean[1]:+.3f}, {mean[2]:+.3f}] (95%)"
+        )
+
+
+@dataclass
+class MatchResults:
+    """Per match: ``rewards`` (M, 2) final rewards of A and B (a failed agent's -1), ``statuses``
+    (M, 2) their Kaggle status names' codes, ``seats`` (M,) the seat A played, ``plies``."""
+
+    game: str
+    agents: tuple
+    configuration: dict
+    seed: int
+    rewards: np.ndarray
+    statuses: np.ndarray
+    seats: np.ndarray
+    plies: np.ndarray
+    summary: Summary
+    actions: np.ndarray = None  # (plies, M, 2) by seat, when kept
+
+    def status_names(self, match):
+        return [STATUS_NAMES[c] for c in self.statuses[match]]
+
+    def replay(self, match):
+        """Match ``match`` played again through the Kaggle face: its ``Environment`` (for
+        ``toJSON()`` and ``render(mode="html")``). Needs ``keep_actions=True``."""
+        if self.actions is None:
+            raise ValueError("replays need the actions: play(..., keep_actions=True)")
+        from vecenv import kaggle
+
+        env = kaggle.make(self.game, configuration=self.configuration)
+        for ply in range(int(self.plies[match])):
+            if env.done:
+                break
+            env.step([int(a) for a in self.actions[ply, match]])
+        return env
+
+
+def _summary(agents, rewards):
+    n = rewards.shape[0]
+    a = rewards[:, 0]
+    b = rewards[:, 1]
+    wins = int((a > b).sum())
+    losses = int((a < b).sum())
+    draws = n - wins - losses
+    mean = float(a.mean()) if n else 0.0
+    sd = float(a.std(ddof=1)) if n > 1 else 0.0
+    half = Z95 * sd / math.sqrt(n) if n else 0.0
+    return Summary(
+        agents=tuple(agents),
+        matches=n,
+        wins=wins,
+        draws=draws,
+        losses=losses,
+        win_rate=(wins / n if n else 0.0, *wilson(wins, n)),
+        draw_rate=(draws / n if n else 0.0, *wilson(draws, n)),
+        loss_rate=(losses / n if n else 0.0, *wilson(losses, n)),
+        mean_reward=(mean, mean - half, mean + half),
+    )
+
+
+def _agent_name(agent):
+    return agent if isinstance(agent, str) else getattr(agent, "__name__", type(agent).__name__)
+
+
+def play(
+    game,
+    agents,
+    matches,
+    seed=None,
+    num_threads=1,
+    alternate=True,
+    keep_actions=False,
+    progress=None,
+    **configuration,
+):
+    """Play ``matches`` matches of ``agents[0]`` against ``agents[1]``; returns MatchResults.
+
+    Each agent is a built-in name (the game's ``agents.py``) or a Python policy (see the module's
+    docstring). ``alternate`` swaps seats every other match; ``progress(done, total)`` is called
+    after every ply with the number of finished matches.
+    """
+    name = registry.resolve(game)
+    spec = registry.get_spec(name)
+    if spec.num_agents != 2:
+        raise ValueError(f"{name} is not a two-agent game")
+    if not isinstance(agents, (list, tuple)) or len(agents) != 2:
+        raise ValueError("agents must be two agents: (A, B)")
+    if not is_integer(matches) or matches < 1:
+        raise ValueError(f"matches must be a positive integer, got {matches!r}")
+    module = registry.game_module(name, "agents")
+    names = tuple(module.NAMES) if module is not None else ()
+    for agent in agents:
+        if isinstance(agent, str) and agent not in names:
+            raise ValueError(
+                f"unknown agent {agent!r} for {name}; built-in agents: {', '.join(names)}"
+            )
+        if not isinstance(agent, str) and not callable(agent):
+            raise ValueError(f"an agent must be a built-in name or a callable, got {agent!r}")
+    seed = fresh_seed() if seed is None else seed
+    if not is_integer(seed) or not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"seed must be an integer in [0, 2**63), got {seed!r}")
+    m = int(matches)
+    engine = vecenv.make(
+        name,
+        num_envs=m,
+        seed=int(seed),
+        num_threads=num_threads,
+        autoreset="disabled",
+        **configuration,
+    )
+    engine.reset()
+    seats = np.zeros(m, dtype=np.int64)  # the seat agent A plays
+    if alternate:
+        seats[1::2] = 1
+    # kinds[i, seat]: the built-in agent in that seat, -1 for a Python policy.
+    kinds = np.full((m, 2), -1, dtype=np.int64)
+    for which, agent in enumerate(agents):
+        if isinstance(agent, str):
+            seat_of = seats if which == 0 else 1 - seats
+            kinds[np.arange(m), seat_of] = names.index(agent)
+    words = 0
+    if module is not None:
+        words = module.MEMORY(engine.config) if callable(module.MEMORY) else module.MEMORY
+    memory = np.zeros((m, 2, max(int(words), 1)), dtype=np.int64)
+    rngs = np.zeros((m, 2), dtype=AGENT_RNG)
+    flat_words = np.zeros(2 * m, dtype=np.uint64)
+    seed_words((int(seed) + 1) % SEED_LIMIT, flat_words, np.ones(2 * m, dtype=np.bool_))
+    rngs["rng"] = flat_words.reshape(m, 2)
+
+    actions = np.zeros((m, 2), dtype=np.int64)
+    low = int(engine.action.low[0])
+    python_seats = [
+        (which, agent) for which, agent in enumerate(agents) if not isinstance(agent, str)
+    ]
+    drivers = engine._drivers
+    act = drivers.act_agents_parallel if engine.num_threads > 1 else drivers.act_agents
+    if engine.num_threads > 1:
+        numba.set_num_threads(engine.num_threads)
+    kept = []
+    plies = np.zeros(m, dtype=np.int64)
+    status = engine._states["status"]
+    running = np.ones(m, dtype=np.bool_)
+    while running.any():
+        actions[:] = low
+        act(engine._states, engine._cfg, engine._obs, kinds, memory, rngs, actions)
+        for which, policy in python_seats:
+            seat_of = seats if which == 0 else 1 - seats
+            _python_moves(engine, policy, seat_of, status, actions)
+        if keep_actions:
+            kept.append(actions.copy())
+        engine.step(actions)
+        plies += running
+        running = engine._states["done"] == 0
+        if progress is not None:
+            progress(m - int(running.sum()), m)
+
+    final = engine._states["reward"].copy()
+    codes = engine._states["status"].copy()
+    failed = np.isin(codes, (3, 4, 5))
+    final[failed] = FAILED_REWARD
+    order = np.stack([seats, 1 - seats], axis=1)  # (A's seat, B's seat) per match
+    rows = np.arange(m)[:, None]
+    rewards = final[rows, order]
+    statuses = codes[rows, order]
+    return MatchResults(
+        game=name,
+        agents=tuple(_agent_name(a) for a in agents),
+        configuration=dict(configuration),
+        seed=int(seed),
+        rewards=rewards,
+        statuses=statuses,
+        seats=seats,
+        plies=plies,
+        summary=_summary([_agent_name(a) for a in agents], rewards),
+        actions=np.stack(kept) if keep_actions and kept else None,
+    )
+
+
+def _python_moves(engine, policy, seat_of, status, actions):
+    """One batched call of a Python policy for its seat in every match; its actions go where it
+    is to move. A bad result (shape, type, range) is a ValueError naming the policy."""
+    rows = np.arange(engine.num_envs)
+    obs = {}
+    for f in engine.observation:
+        arr = engine.obs[f.name]
+        obs[f.name] = arr if f.shared else arr[rows, seat_of]
+    legal = obs.get("legal")
+    out = np.asarray(policy(obs, legal))
+    if out.shape != (engine.num_envs,) or not np.issubdtype(out.dtype, np.integer):
+        raise ValueError(
+            f"policy {_agent_name(policy)} must return ({engine.num_envs},) integers, "
+            f"got {out.dtype} {out.shape}"
+        )
+    to_move = status[rows, seat_of] == ACTIVE
+    actions[rows[to_move], seat_of[to_move]] = out[to_move]
