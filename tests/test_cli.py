@@ -1,5 +1,6 @@
 """The command line, run in-process through ``main(argv)`` and once as the installed script."""
 
+import contextlib
 import io
 import re
 import shutil
@@ -283,3 +284,38 @@ def test_console_script_and_module_list_the_games():
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
         assert done.returncode == 0, done.stderr
         assert "cartpole" in done.stdout and "CartPole-v1" in done.stdout
+
+
+def test_play_prints_the_summary_and_writes_a_replay(tmp_path):
+    out = io.StringIO()
+    replay = tmp_path / "match.html"
+    with contextlib.redirect_stdout(out):
+        status = main(
+            [
+                "play",
+                "tictactoe",
+                "--agents",
+                "reaction",
+                "random",
+                "--matches",
+                "20",
+                "--replay",
+                str(replay),
+                "--replay-match",
+                "3",
+            ]
+        )
+    assert status == 0
+    text = out.getvalue()
+    assert "reaction vs random: 20 matches" in text and "wins" in text and "losses" in text
+    page = replay.read_text()
+    assert "vecenvReplay" in page and "tictactoe" in page
+
+
+def test_play_refuses_unknown_agents_and_games():
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert main(["play", "connectx", "--agents", "negamx", "random"]) == 2
+        assert main(["play", "nogame", "--agents", "random", "random"]) == 2
+        assert main(["play", "connectx", "--agents", "random", "random", "--matches", "0"]) == 2
+    assert "unknown agent 'negamx'" in err.getvalue() and "unknown game" in err.getvalue()

@@ -3,6 +3,7 @@
     vecenv list
     vecenv train random --env CartPole-v1 --episodes 10 [--seed S] [--render] [--render-to F]
     vecenv bench --env CartPole-v1 --num-envs 1,64,4096 --threads 1,2 [--steps K | --seconds S]
+    vecenv play connectx --agents negamax random --matches 10000 [--replay FILE.html]
 
 ``--env`` takes one of our games (a Gymnasium id such as ``CartPole-v1`` or a folder name such as
 ``cartpole``) or ``gym.<Id>`` for Gymnasium's own environment, which runs through the same code for
@@ -29,6 +30,7 @@ class CliError(Exception):
 FACES = (
     ("gym", lambda spec: bool(spec.gym.get("id"))),
     ("csuite", lambda spec: "csuite" in spec.raw),
+    ("kaggle", lambda spec: spec.kaggle is not None),
 )
 
 
@@ -211,6 +213,10 @@ def build_parser():
     bench.add_argument("--seed", type=int, default=0, help="seed of the envs and the actions")
     bench.add_argument("--no-gym", action="store_true", help="skip Gymnasium's vector env")
     bench.add_argument("--plot", metavar="FILE.png", help="save a log-log plot (matplotlib)")
+
+    from .cli_play import add_parser as add_play
+
+    add_play(sub)
     return parser
 
 
@@ -229,6 +235,10 @@ def main(argv=None):
             from .cli_train import cmd_train
 
             return cmd_train(args, out)
+        if args.command == "play":
+            from .cli_play import cmd_play
+
+            return cmd_play(args, out)
         from .cli_bench import cmd_bench
 
         return cmd_bench(args, out)

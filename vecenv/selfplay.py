@@ -23,7 +23,14 @@ import vecenv
 from vecenv import registry
 from vecenv.kernels.agents import AGENT_RNG
 from vecenv.kernels.rng import seed_words
-from vecenv.kernels.turns import ACTIVE, FAILED_REWARD, STATUS_NAMES
+from vecenv.kernels.turns import (
+    ACTIVE,
+    ERROR,
+    FAILED_REWARD,
+    INVALID,
+    STATUS_NAMES,
+    TIMEOUT,
+)
 
 from .engine import SEED_LIMIT, fresh_seed, is_integer
 
@@ -225,7 +232,7 @@ def play(
 
     final = engine._states["reward"].copy()
     codes = engine._states["status"].copy()
-    failed = np.isin(codes, (3, 4, 5))
+    failed = np.isin(codes, (ERROR, INVALID, TIMEOUT))
     final[failed] = FAILED_REWARD
     order = np.stack([seats, 1 - seats], axis=1)  # (A's seat, B's seat) per match
     rows = np.arange(m)[:, None]
@@ -247,7 +254,9 @@ def play(
 
 def _python_moves(engine, policy, seat_of, status, actions):
     """One batched call of a Python policy for its seat in every match; its actions go where it
-    is to move. A bad result (shape, type, range) is a ValueError naming the policy."""
+    is to move. A result of the wrong shape or type is a ValueError naming the policy; a move out
+    of the action's range makes that match's seat INVALID, as Kaggle rules an out-of-schema
+    action, and leaves every other match alone."""
     rows = np.arange(engine.num_envs)
     obs = {}
     for f in engine.observation:
@@ -261,4 +270,8 @@ def _python_moves(engine, policy, seat_of, status, actions):
             f"got {out.dtype} {out.shape}"
         )
     to_move = status[rows, seat_of] == ACTIVE
-    actions[rows[to_move], seat_of[to_move]] = out[to_move]
+    low, high = int(engine.action.low[0]), int(engine.action.high[0])
+    bad = to_move & ((out < low) | (out > high))
+    status[rows[bad], seat_of[bad]] = INVALID
+    ok = to_move & ~bad
+    actions[rows[ok], seat_of[ok]] = out[ok]
