@@ -18,10 +18,22 @@ An agent reads only what its seat observes, as Kaggle's agents do, and draws ran
 import numba as nb
 import numpy as np
 
-from .rng import integer
+from .rng import GOLDEN, integer, mix64
 
 # The record an agent's random stream lives in (``kernels.rng`` reads and advances ``r.rng``).
 AGENT_RNG = np.dtype([("rng", np.uint64)])
+# Keeps the agents' streams apart from the episode's own.
+_AGENTS = np.uint64(0x9E6C63D0676A9A99)
+
+
+@nb.njit(cache=True)
+def agent_words(episode_words, out, mask):
+    """``out[i, k]``: the start of the stream of the agent in seat k of episode i, derived from the
+    episode's own starting word (so it depends on the episode's seed only, never on the batch)."""
+    for i in range(out.shape[0]):
+        if mask[i]:
+            for k in range(out.shape[1]):
+                out[i, k] = mix64((episode_words[i] ^ _AGENTS) + np.uint64(k + 1) * GOLDEN)
 
 
 @nb.njit(cache=True, error_model="numpy")

@@ -14,6 +14,7 @@ HEADER_NAMES = tuple(name for name, _ in HEADER)
 
 TERMINATED = 1
 TRUNCATED = 2
+HELD = 4  # set only during ``Engine.step_only``: the episode sits this step out
 
 
 def state_dtype(fields):

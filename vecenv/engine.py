@@ -16,7 +16,7 @@ import numba
 import numpy as np
 
 from vecenv.kernels import build, rng
-from vecenv.kernels.state import DISABLED, HEADER_NAMES, NEXT_STEP, SAME_STEP, state_dtype
+from vecenv.kernels.state import DISABLED, HEADER_NAMES, HELD, NEXT_STEP, SAME_STEP, state_dtype
 
 from . import registry
 
@@ -291,6 +291,23 @@ class Engine:
         if bad >= 0:
             self._raise_bad_action(bad, flat)
         return self.obs, self._rewards, self._terminated, self._truncated
+
+    def step_only(self, actions, mask):
+        """Step the episodes where ``mask``; the others sit the step out, as finished episodes
+        do under disabled autoreset (their rewards read 0). Only for engines made with
+        ``autoreset="disabled"``: a face that moves some episodes more often than others (an
+        opponent's replies) uses it."""
+        if self.autoreset != "disabled":
+            raise ValueError("step_only needs an engine with autoreset='disabled'")
+        held = ~np.asarray(mask, dtype=np.bool_)
+        done = self._states["done"]
+        was = done[held]
+        done[held] = was | HELD
+        try:
+            result = self.step(actions)
+        finally:
+            done[held] = was
+        return result
 
     def _probe(self, args):
         """A timed serial step; after a few, the engine keeps the loop that pays."""

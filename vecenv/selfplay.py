@@ -21,8 +21,7 @@ import numpy as np
 
 import vecenv
 from vecenv import registry
-from vecenv.kernels.agents import AGENT_RNG
-from vecenv.kernels.rng import seed_words
+from vecenv.kernels.agents import AGENT_RNG, agent_words
 from vecenv.kernels.turns import (
     ACTIVE,
     ERROR,
@@ -134,6 +133,76 @@ def _summary(agents, rewards):
     )
 
 
+def check_agent(game, agent):
+    """A ValueError unless ``agent`` is one of the game's built-in names or a callable."""
+    module = registry.game_module(game, "agents")
+    names = tuple(module.NAMES) if module is not None else ()
+    if isinstance(agent, str) and agent not in names:
+        raise ValueError(f"unknown agent {agent!r} for {game}; built-in agents: {', '.join(names)}")
+    if not isinstance(agent, str) and not callable(agent):
+        raise ValueError(f"an agent must be a built-in name or a callable, got {agent!r}")
+
+
+class Seats:
+    """Who plays which seat of every episode of a two-agent engine, and their moves.
+
+    Built-in agents keep, per episode and seat, their memory and random stream (derived from the
+    episode's seed, so an episode's moves never depend on the others); Python policies are called
+    once per ply for the whole batch."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        m = engine.num_envs
+        self.module = registry.game_module(engine.name, "agents")
+        self.names = tuple(self.module.NAMES) if self.module is not None else ()
+        self.kinds = np.full((m, 2), -1, dtype=np.int64)  # -1: not a built-in agent
+        words = 0
+        if self.module is not None:
+            words = self.module.MEMORY
+            words = words(engine.config) if callable(words) else words
+        self.memory = np.zeros((m, 2, max(int(words), 1)), dtype=np.int64)
+        self.rngs = np.zeros((m, 2), dtype=AGENT_RNG)
+        self.reseed()
+        self.policies = []  # (policy, seat of each episode)
+        drivers = engine._drivers
+        self._act = drivers.act_agents_parallel if engine.num_threads > 1 else drivers.act_agents
+        self.low = int(engine.action.low[0])
+
+    def assign(self, agent, seat_of):
+        """``agent`` plays seat ``seat_of[i]`` of episode i."""
+        check_agent(self.engine.name, agent)
+        if isinstance(agent, str):
+            self.kinds[np.arange(self.engine.num_envs), seat_of] = self.names.index(agent)
+        else:
+            self.policies.append((agent, np.asarray(seat_of, dtype=np.int64)))
+
+    def reseed(self, mask=None):
+        """Restart the agents' streams (where ``mask``) from their episodes' seeds (the words the
+        engine's last seeded reset started the episodes from)."""
+        m = self.engine.num_envs
+        mask = np.ones(m, dtype=np.bool_) if mask is None else mask
+        words = np.zeros((m, 2), dtype=np.uint64)
+        agent_words(self.engine._words, words, mask)
+        self.rngs["rng"][mask] = words[mask]
+
+    def new_matches(self, mask):
+        """The episodes where ``mask`` start new matches: their agents forget."""
+        self.memory[mask] = 0
+
+    def moves(self, actions):
+        """Every seat's move where it is to move (the action's lowest value elsewhere)."""
+        engine = self.engine
+        actions[:] = self.low
+        if engine.num_threads > 1:
+            numba.set_num_threads(engine.num_threads)
+        self._act(
+            engine._states, engine._cfg, engine._obs, self.kinds, self.memory, self.rngs, actions
+        )
+        status = engine._states["status"]
+        for policy, seat_of in self.policies:
+            _python_moves(engine, policy, seat_of, status, actions)
+
+
 def _agent_name(agent):
     return agent if isinstance(agent, str) else getattr(agent, "__name__", type(agent).__name__)
 
@@ -163,15 +232,8 @@ def play(
         raise ValueError("agents must be two agents: (A, B)")
     if not is_integer(matches) or matches < 1:
         raise ValueError(f"matches must be a positive integer, got {matches!r}")
-    module = registry.game_module(name, "agents")
-    names = tuple(module.NAMES) if module is not None else ()
     for agent in agents:
-        if isinstance(agent, str) and agent not in names:
-            raise ValueError(
-                f"unknown agent {agent!r} for {name}; built-in agents: {', '.join(names)}"
-            )
-        if not isinstance(agent, str) and not callable(agent):
-            raise ValueError(f"an agent must be a built-in name or a callable, got {agent!r}")
+        check_agent(name, agent)
     seed = fresh_seed() if seed is None else seed
     if not is_integer(seed) or not 0 <= seed < SEED_LIMIT:
         raise ValueError(f"seed must be an integer in [0, 2**63), got {seed!r}")
@@ -188,40 +250,15 @@ def play(
     seats = np.zeros(m, dtype=np.int64)  # the seat agent A plays
     if alternate:
         seats[1::2] = 1
-    # kinds[i, seat]: the built-in agent in that seat, -1 for a Python policy.
-    kinds = np.full((m, 2), -1, dtype=np.int64)
-    for which, agent in enumerate(agents):
-        if isinstance(agent, str):
-            seat_of = seats if which == 0 else 1 - seats
-            kinds[np.arange(m), seat_of] = names.index(agent)
-    words = 0
-    if module is not None:
-        words = module.MEMORY(engine.config) if callable(module.MEMORY) else module.MEMORY
-    memory = np.zeros((m, 2, max(int(words), 1)), dtype=np.int64)
-    rngs = np.zeros((m, 2), dtype=AGENT_RNG)
-    flat_words = np.zeros(2 * m, dtype=np.uint64)
-    seed_words((int(seed) + 1) % SEED_LIMIT, flat_words, np.ones(2 * m, dtype=np.bool_))
-    rngs["rng"] = flat_words.reshape(m, 2)
-
+    table = Seats(engine)
+    table.assign(agents[0], seats)
+    table.assign(agents[1], 1 - seats)
     actions = np.zeros((m, 2), dtype=np.int64)
-    low = int(engine.action.low[0])
-    python_seats = [
-        (which, agent) for which, agent in enumerate(agents) if not isinstance(agent, str)
-    ]
-    drivers = engine._drivers
-    act = drivers.act_agents_parallel if engine.num_threads > 1 else drivers.act_agents
-    if engine.num_threads > 1:
-        numba.set_num_threads(engine.num_threads)
     kept = []
     plies = np.zeros(m, dtype=np.int64)
-    status = engine._states["status"]
     running = np.ones(m, dtype=np.bool_)
     while running.any():
-        actions[:] = low
-        act(engine._states, engine._cfg, engine._obs, kinds, memory, rngs, actions)
-        for which, policy in python_seats:
-            seat_of = seats if which == 0 else 1 - seats
-            _python_moves(engine, policy, seat_of, status, actions)
+        table.moves(actions)
         if keep_actions:
             kept.append(actions.copy())
         engine.step(actions)

@@ -30,7 +30,7 @@ def assert_tree_equal(a, b):
         for x, y in zip(a, b, strict=False):
             assert (x is None) == (y is None)
             if x is not None:
-                np.testing.assert_array_equal(x, y)
+                assert_tree_equal(x, y)  # an observation: an array, or a dict of arrays
     else:
         np.testing.assert_array_equal(a, b)
 

@@ -3,7 +3,8 @@
 import gymnasium
 import numpy as np
 
-from vecenv.engine import Engine, is_integer
+from vecenv.engine import is_integer
+from vecenv.opponent import engine_for
 
 from . import spaces
 
@@ -24,7 +25,7 @@ class GameEnv(gymnasium.Env):
         if game is None:
             raise ValueError("GameEnv needs a game")
         limit = None if "episodeSteps" in configuration else 0
-        self._engine = Engine(
+        self._engine = engine_for(
             game, num_envs=1, autoreset="disabled", max_episode_steps=limit, **configuration
         )
         spec = self._engine.spec

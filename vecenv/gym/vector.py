@@ -5,8 +5,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from vecenv.engine import Engine
 from vecenv.engine import autoreset_mode as autoreset_mode_of
+from vecenv.opponent import engine_for
 
 from . import spaces
 
@@ -46,7 +46,7 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         if game is None:
             raise ValueError("GameVectorEnv needs a game")
         mode = autoreset_mode_name = autoreset_mode_of(autoreset_mode)
-        self._engine = Engine(
+        self._engine = engine_for(
             game,
             num_envs=num_envs,
             seed=seed,
