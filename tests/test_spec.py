@@ -93,3 +93,10 @@ def test_infinite_numbers_only_where_the_spec_allows_them():
         spec.resolve_configuration({"rate": float("inf")})
     with pytest.raises(ValueError, match="'speed' must be a number"):
         spec.resolve_configuration({"speed": float("nan")})
+
+
+def test_integers_beyond_int64_are_refused():
+    import vecenv
+
+    with pytest.raises(ValueError, match="configuration 'inarow'"):
+        vecenv.make("connectx", inarow=10**30)

@@ -209,6 +209,8 @@ class ConfigEntry:
             if not isinstance(value, (int, np.integer)):
                 fail()
             value = int(value)
+            if not -(2**63) <= value < 2**63:  # the kernels hold it as an int64
+                fail()
         else:
             if not isinstance(value, (int, float, np.integer, np.floating)):
                 fail()

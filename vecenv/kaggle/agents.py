@@ -2,8 +2,9 @@
 
 An agent is a built-in name, a callable ``(observation, configuration)``, a path to a Python file or
 Python source (its last callable is the agent, compiled on first use), or any other value (always
-played as the action). Built-in agents are the game's numba policies (``envs/<game>/agents.py``);
-for a user they are also callables with Kaggle's signature (``builtin_callables``).
+played as the action); a URL, a remote agent in Kaggle, is refused. Built-in agents are the game's
+numba policies (``envs/<game>/agents.py``); for a user they are also callables with Kaggle's
+signature (``builtin_callables``).
 """
 
 import contextlib
@@ -14,6 +15,7 @@ import random
 import sys
 import traceback
 from time import perf_counter
+from urllib.parse import urlparse
 
 import numpy as np
 
@@ -73,8 +75,9 @@ class Policy:
 class BuiltinCallable:
     """A built-in agent with Kaggle's signature ``agent(observation, configuration)``: the
     observation (a dict or Struct, as Kaggle gives it) is laid into one-episode arrays and the
-    numba policy plays from them. The seat is found from a per-agent field whose spec lists
-    per-seat ``defaults`` (connectx's ``mark``); a new match starts at step 0."""
+    numba policy plays from them (without a configuration, the game's defaults). The seat is found
+    from a per-agent field whose spec lists per-seat ``defaults`` (connectx's ``mark``); a new
+    match starts at step 0."""
 
     def __init__(self, game, name):
         self.game = game
@@ -108,8 +111,8 @@ class BuiltinCallable:
                 return defaults.index(observation[field.name])
         return 0
 
-    def __call__(self, observation, configuration):
-        self._setup(configuration)
+    def __call__(self, observation, configuration=None):
+        self._setup({} if configuration is None else configuration)
         step = int(observation.get("step", 0))
         if step == 0:
             self._policy.reset()
@@ -170,6 +173,15 @@ def _source_agent(raw, path):
     return source_agent
 
 
+def _is_url(raw):
+    """A URL as Kaggle tells one (a scheme and a host), which would be a remote agent there."""
+    try:
+        parsed = urlparse(raw)
+    except ValueError:
+        return False
+    return bool(parsed.scheme and parsed.netloc)
+
+
 def resolve(raw, game, builtin_names):
     """What Kaggle makes of an agent: ("builtin", name) or ("callable", fn)."""
     if isinstance(raw, str) and raw in builtin_names:
@@ -179,7 +191,7 @@ def resolve(raw, game, builtin_names):
     if not isinstance(raw, str):
         value = copy.deepcopy(raw)
         return "callable", lambda: value
-    if raw.startswith(("http://", "https://")):
+    if _is_url(raw):
         raise InvalidArgument(f"URL agents are not supported: {raw}")
     if os.path.exists(raw):
         with open(raw, encoding="utf-8") as f:

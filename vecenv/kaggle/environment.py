@@ -42,7 +42,10 @@ class Environment:
         config, engine_config = check_configuration(self.spec, configuration)
         self.configuration = structify(config)
         seed = self.info.get("seed") if isinstance(self.info, dict) else None
-        self._table = Table(name, engine_config, seed=seed)
+        try:
+            self._table = Table(name, engine_config, seed=seed)
+        except OverflowError as exc:  # a value past what the engine's configuration record holds
+            raise InvalidArgument(f"Configuration Invalid: {exc}") from None
         self.agents = structify(builtin_callables(name))
         self._builtin_names = tuple(self.agents)
         observation = spec["observation"]
@@ -55,6 +58,7 @@ class Environment:
         self.steps = []
         if steps:
             self._replay(steps)
+            self.logs = [] if logs is None else logs
         else:
             self.reset()
 
@@ -79,7 +83,7 @@ class Environment:
             raise InvalidArgument(f"{num_agents} is not a valid number of agent(s).")
         self._table.reset()
         self._overage = [self._default_overage] * num_agents
-        default = copy.deepcopy(kaggle_specification(self.spec)["action"].get("default", 0))
+        default = copy.deepcopy(self.specification["action"].get("default", 0))
         self.state = self._table.state([default] * num_agents, self._overage)
         self.steps = [self.state]
         self.logs.append([])
@@ -192,27 +196,51 @@ class Environment:
 
     def _replay(self, steps):
         """Continue from a history: the actions of ``steps`` are played again from the start and
-        must reproduce its states (a history this game cannot produce is refused)."""
+        must reproduce its states, step 0 included (a history this game cannot produce is
+        refused). Each agent's ``remainingOverageTime`` is taken from the history."""
         if not isinstance(steps, list) or not all(isinstance(s, list) for s in steps):
             raise InvalidArgument("steps must be a list of steps, each a list of agent states")
-        self.reset(len(steps[0]) if steps[0] else None)
+        self.reset(len(steps[0]))
+        self._follow(steps[0], 0)
         for index, step in enumerate(steps[1:], start=1):
+            if self.done:
+                raise InvalidArgument(f"step {index} follows the end of the episode")
             if len(step) != len(self.state):
                 raise InvalidArgument(f"step {index} has {len(step)} agents, not {len(self.state)}")
             try:
                 actions = [_failed_action(s) for s in step]
             except (TypeError, KeyError, AttributeError) as exc:
                 raise InvalidArgument(f"step {index} is not a list of agent states") from exc
-            if self.done:
-                raise InvalidArgument(f"step {index} follows the end of the episode")
             self.step(actions)
-            mine = [(s.status, s.reward) for s in self.state]
-            theirs = [(s.get("status"), s.get("reward")) for s in step]
-            if mine != theirs:
-                raise InvalidArgument(
-                    f"step {index} does not follow from the one before: statuses and rewards "
-                    f"{theirs} where the game gives {mine}"
-                )
+            self._follow(step, index)
+
+    def _follow(self, recorded, index):
+        """Checks that the states just played are ``recorded``'s (every key it has, and every
+        observation field it has but remainingOverageTime, which is taken from it)."""
+        for k, (theirs, mine) in enumerate(zip(recorded, self.state, strict=True)):
+            if not isinstance(theirs, dict) or not isinstance(theirs.get("observation", {}), dict):
+                raise InvalidArgument(f"step {index}: agent {k}'s state is not an object")
+            observation = dict(theirs.get("observation", {}))
+            if "remainingOverageTime" in observation:
+                overage = observation.pop("remainingOverageTime")
+                if isinstance(overage, bool) or not isinstance(overage, (int, float)):
+                    raise InvalidArgument(
+                        f"step {index}: agent {k}'s remainingOverageTime {overage!r} is no number"
+                    )
+                self._overage[k] = mine.observation.remainingOverageTime = overage
+            wrong = [
+                f"{key} {theirs[key]!r} (the game's: {mine.get(key)!r})"
+                for key in ("action", "reward", "status")
+                if key in theirs and not _same(theirs[key], mine.get(key))
+            ]
+            wrong += [
+                f"observation.{key} {value!r} (the game's: {mine.observation.get(key)!r})"
+                for key, value in observation.items()
+                if key not in mine.observation or not _same(value, mine.observation[key])
+            ]
+            if wrong:
+                where = "is not the game's start" if index == 0 else "does not follow"
+                raise InvalidArgument(f"step {index} {where}: agent {k}'s {'; '.join(wrong)}")
 
     # -- output --------------------------------------------------------------------------------
 
@@ -284,6 +312,14 @@ class Environment:
 
     def __repr__(self):
         return f"Environment({self.name!r}, steps={len(self.steps)}, done={self.done})"
+
+
+def _same(a, b):
+    """``a == b`` for values read from a history (whatever they hold)."""
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
 
 
 def _failed_action(agent_state):

@@ -3,8 +3,9 @@
 ``export(name)`` returns what ``kaggle_environments.register(name, ...)`` takes: the
 specification, an interpreter, a text renderer, an HTML renderer and the built-in agents. The
 interpreter keeps, per Kaggle environment, one of this face's environments in step with Kaggle's:
-Kaggle's reset starts it, each of Kaggle's steps plays the actions Kaggle passes (a failed agent's
-status as the failure), and the result is written back into Kaggle's agent states.
+Kaggle's reset starts it (a Kaggle environment made from steps has ours replay them), each of
+Kaggle's steps plays the actions Kaggle passes (a failed agent's status as the failure), and the
+result is written back into Kaggle's agent states.
 """
 
 import weakref
@@ -45,24 +46,29 @@ def export(name):
                     agent.observation[key] = value
         return theirs
 
+    def config_of(env):
+        return {k: v for k, v in env.configuration.items() if k in spec.configuration}
+
+    def mirror(env):
+        """Ours for Kaggle's ``env``; for one made from steps (a clone, too), ours replays them."""
+        mine = mirrors.get(env)
+        if mine is None or len(mine.steps) != len(env.steps):
+            mine = Environment(name, configuration=config_of(env), steps=_plain(env.steps))
+            mirrors[env] = mine
+        return mine
+
     def interpreter(state, env):
         if env.done:  # Kaggle's reset: every agent INACTIVE before it starts
-            config = {k: v for k, v in env.configuration.items() if k in spec.configuration}
-            mine = Environment(name, configuration=config)
+            mine = Environment(name, configuration=config_of(env))
             mine.reset(len(state))
             mirrors[env] = mine
             return write_back(state, mine)
-        mine = mirrors.get(env)
-        if mine is None or len(mine.steps) != len(env.steps):
-            raise InvalidArgument(
-                "this environment's state did not come from its own reset and steps"
-            )
+        mine = mirror(env)
         mine.step([_failed_action(agent) for agent in state])
         return write_back(state, mine)
 
     def renderer(state, env):
-        mine = mirrors.get(env)
-        return mine.render(mode="ansi") if mine is not None else ""
+        return mirror(env).render(mode="ansi")
 
     def html_renderer():
         return replay_page(game_js(name))

@@ -6,6 +6,8 @@ record and observation arrays into Kaggle's per-agent states. Nothing here knows
 says which observation fields exist, which are shared, which are absent at which value.
 """
 
+import copy
+
 import numpy as np
 
 import vecenv
@@ -55,15 +57,22 @@ class Table:
         # of this table lets it through to them.
         self.refused = self.high + 1
         self.engine._act_high = self.engine._act_high + 1
-        self.arrays = dict(zip(self.engine.obs, self.engine._obs, strict=True))
-        self.fields = [f for f in self.engine.observation if f.name in self.kaggle_fields()]
+        arrays = dict(zip(self.engine.obs, self.engine._obs, strict=True))
         raw = spec.raw["observation"]
-        self.absent = {f.name: raw[f.name].get("absent") for f in self.fields}
+        # How each of Kaggle's observation fields is read, worked out once: (name, where from,
+        # shared, the array or the value, the value meaning absent).
+        self.plan = []
+        for name, schema in kaggle_specification(spec)["observation"].items():
+            shared = schema.get("shared", False)
+            if name in ("remainingOverageTime", "step"):
+                self.plan.append((name, name, shared, None, None))
+            elif name in arrays:
+                self.plan.append((name, "array", shared, arrays[name], raw[name].get("absent")))
+            elif "defaults" in schema or "default" in schema:  # one value per seat, or for all
+                value = (schema.get("defaults", []), schema.get("default"), "default" in schema)
+                self.plan.append((name, "defaults", shared, value, None))
         self.record = self.engine._states[0:1]
         self._actions = np.zeros((1, self.num_agents), dtype=np.int64)
-
-    def kaggle_fields(self):
-        return kaggle_specification(self.spec)["observation"]
 
     # -- the engine's side ---------------------------------------------------------------------
 
@@ -124,23 +133,23 @@ class Table:
         """Agent ``k``'s observation as Kaggle's state holds it: its own fields, and the shared
         ones (and ``step``) when ``with_shared`` (Kaggle keeps those in the first agent's only)."""
         obs = {}
-        for name, schema in self.kaggle_fields().items():
-            if name == "remainingOverageTime":
+        for name, source, shared, value, absent in self.plan:
+            if shared and not with_shared:
+                continue
+            if source == "remainingOverageTime":
                 obs[name] = overage
-            elif name == "step":
-                if with_shared:
-                    obs[name] = self.step_count
-            elif name in self.arrays:
-                if schema.get("shared", False) and not with_shared:
-                    continue
-                arr = self.arrays[name]
-                value = _plain(arr[0] if schema.get("shared", False) else arr[0, k])
-                if value != self.absent[name] or self.absent[name] is None:
+            elif source == "step":
+                obs[name] = self.step_count
+            elif source == "array":
+                value = _plain(value[0] if shared else value[0, k])
+                if absent is None or value != absent:
                     obs[name] = value
-            elif "defaults" in schema and len(schema["defaults"]) > k:
-                obs[name] = schema["defaults"][k]
-            elif "default" in schema:
-                obs[name] = schema["default"]
+            else:
+                defaults, default, has_default = value
+                if len(defaults) > k:
+                    obs[name] = defaults[k]
+                elif has_default:
+                    obs[name] = copy.deepcopy(default)
         return obs
 
     def state(self, recorded, overages):
