@@ -16,14 +16,28 @@ played, so coins are drawn there only: the inner nodes' scores do not depend on 
 the chosen column has the same distribution as Kaggle's. When no column was chosen the agent plays
 a uniform open column.
 
-The search plays and takes back checkers on one scratch board (the agent's ``memory``), so a call
-allocates nothing. ``MEMORY`` is therefore a function of the configuration, as a game's ``FIELDS``
-may be: ``MEMORY(config)`` is ``rows * columns`` words. Given a shorter ``memory``, the agent
-allocates its scratch board itself.
+The search runs on bitboards when the board fits 64 bits (``columns * (rows + 1) <= 64``, at least
+two columns; 6 x 7 takes 49 bits) and holds as play reaches it (checkers stacked from the bottom,
+marks 1 and 2 only): a column is ``rows + 1`` bits from the bottom up, the top one always clear,
+so a shift along a line steps off the board onto a clear bit, never onto another cell. The cells
+where the mover's checker would complete a line are then a few shifts and ands of its checkers
+(the runs of its checkers ending next to a cell on either side, whose lengths add up to
+``inarow - 1``, vertically only the run below as Kaggle counts it), the cells a checker would land
+on are ``(occupied + bottom row) & board``, and the proximity bonus is the most neighbours any of
+those cells has. The cells where a player completes a line depend on that player's checkers only,
+so a node finds its opponent's once for all its children. Other boards take the same search on
+the board array itself: same scores, same columns, same coins.
+
+The board array search plays and takes back checkers on one scratch board (the agent's
+``memory``), the bitboard one keeps its positions in registers, so a call allocates nothing.
+``MEMORY`` is therefore a function of the configuration, as a game's ``FIELDS`` may be:
+``MEMORY(config)`` is ``rows * columns`` words. Given a shorter ``memory``, the agent allocates its
+scratch board itself.
 
 ``negamax_column`` and ``negamax_scores`` are the search itself, for other callers and tests:
 ``negamax_column`` takes a coin mode (random, or Python's ``random.choice`` always returning the
 first or always the last option); ``negamax_scores`` writes the root's score of every column.
+Both take ``bits``: False keeps them on the board array search, whatever the board.
 """
 
 import numba as nb
@@ -128,6 +142,187 @@ def column_score(board, rows, columns, inarow, mark, depth, moves, column):
     return score
 
 
+# -- the bitboard search ------------------------------------------------------------------------
+
+ZERO = np.uint64(0)
+ONE = np.uint64(1)
+ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def fits_bits(rows, columns):
+    """Whether the bitboard search takes a ``rows`` x ``columns`` board."""
+    return columns >= 2 and rows >= 1 and columns * (rows + 1) <= 64
+
+
+@nb.njit(cache=True, error_model="numpy")
+def bitboards(board, rows, columns, mark):
+    """``(ok, mine, theirs)``: the checkers of ``mark`` and of the other mark as bitboards, ``ok``
+    False (and the search left to the board array) unless the board fits, ``mark`` is 1 or 2 and
+    every column is stacked from the bottom with those two marks."""
+    mine = ZERO
+    theirs = ZERO
+    if not fits_bits(rows, columns) or (mark != 1 and mark != 2):
+        return False, mine, theirs
+    other = 1 if mark == 2 else 2
+    for column in range(columns):
+        bit = ONE << (column * (rows + 1))
+        empty_below = False
+        for row in range(rows - 1, -1, -1):
+            value = board[column + row * columns]
+            if value == EMPTY:
+                empty_below = True
+            elif empty_below:
+                return False, mine, theirs
+            elif value == mark:
+                mine |= bit
+            elif value == other:
+                theirs |= bit
+            else:
+                return False, mine, theirs
+            bit <<= 1
+    return True, mine, theirs
+
+
+@nb.njit(cache=True, error_model="numpy")
+def geometry(rows, columns, inarow):
+    """The bitboard search's constants: the column stride, the board's cells, its bottom row, the
+    cells two or more above the bottom (whose checker below counts for the proximity bonus),
+    ``inarow - 1`` and which lines can hold ``inarow`` checkers (vertical, horizontal,
+    diagonal)."""
+    stride = rows + 1
+    board = ZERO
+    bottom = ZERO
+    if fits_bits(rows, columns):  # else unused, and the shifts could pass 63
+        for column in range(columns):
+            board |= ((ONE << rows) - ONE) << (column * stride)
+            bottom |= ONE << (column * stride)
+    high = board & ~(bottom | (bottom << 1))
+    need = inarow - 1
+    return (
+        stride,
+        board,
+        bottom,
+        high,
+        need,
+        need < rows,
+        need < columns,
+        need < min(rows, columns),
+    )
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def line_cells(mine, shift, need):
+    """The cells with ``need`` of ``mine`` beside them on the line through them in direction
+    ``shift``: ``a`` just before and ``need - a`` just after, for some ``a``. Every shift stays
+    below 64: the line holds ``need + 1`` cells on the board."""
+    cells = ZERO
+    before = ALL
+    for a in range(need + 1):
+        if a > 0:
+            before &= mine << (a * shift)
+        after = before
+        for b in range(1, need - a + 1):
+            after &= mine >> (b * shift)
+        cells |= after
+    return cells
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def winning_cells(mine, geo):
+    """The cells where a checker completes a line of ``mine`` (some off the board, or taken)."""
+    stride, _, _, _, need, vertical, horizontal, diagonal = geo
+    if need <= 0:
+        return ALL
+    cells = ZERO
+    if vertical:
+        below = ALL
+        for k in range(1, need + 1):
+            below &= mine << k
+        cells |= below
+    if horizontal:
+        cells |= line_cells(mine, stride, need)
+    if diagonal:
+        cells |= line_cells(mine, stride + 1, need) | line_cells(mine, stride - 1, need)
+    return cells
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def landing_cells(occupied, geo):
+    """The lowest empty cell of every open column."""
+    return (occupied + geo[2]) & geo[1]
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def bonus(mine, cells, geo):
+    """The most checkers of ``mine`` beside any of ``cells``: left, right, and below (two or
+    more rows above the bottom). The cell above one that a checker lands on is empty."""
+    stride = geo[0]
+    left = (mine << stride) & cells
+    right = (mine >> stride) & cells
+    below = (mine << 1) & cells & geo[3]
+    if (left & right) | (left & below) | (right & below):
+        return 3.0 if left & right & below else 2.0
+    return 1.0 if left | right | below else 0.0
+
+
+@nb.njit(cache=True, error_model="numpy")
+def bits_node(mine, theirs, wins_mine, depth, moves, size, geo):
+    """``node_score`` on bitboards, ``wins_mine`` the cells where the mover completes a line."""
+    if moves == size:
+        return 0.0
+    occupied = mine | theirs
+    cells = landing_cells(occupied, geo)
+    if cells & wins_mine:
+        return (size + 1 - moves) / 2.0
+    if depth <= 0:
+        return (size + 1 - moves) / 2.0 + bonus(mine, cells, geo)
+    wins_theirs = winning_cells(theirs, geo)
+    best = -1.0 * size
+    rest = cells
+    while rest:
+        cell = rest & (ZERO - rest)
+        rest ^= cell
+        if depth == 1:  # the child's leaf score, here
+            if moves + 1 == size:
+                score = -0.0
+            else:
+                below = landing_cells(occupied | cell, geo)
+                score = -(size - moves) / 2.0
+                if not below & wins_theirs:
+                    score -= bonus(theirs, below, geo)
+        else:
+            score = -bits_node(theirs, mine | cell, wins_theirs, depth - 1, moves + 1, size, geo)
+        if score > best:
+            best = score
+    return best
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def bits_column_score(mine, theirs, depth, moves, size, geo, cell):
+    """``column_score`` on bitboards: the root's score of the column ``cell`` lands in."""
+    if depth <= 0:
+        return (size + 1 - moves) / 2.0 + bonus(mine, cell, geo)
+    wins_theirs = winning_cells(theirs, geo)
+    return -bits_node(theirs, mine | cell, wins_theirs, depth - 1, moves + 1, size, geo)
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def column_cell(cells, column, rows):
+    """The one of ``cells`` in ``column``."""
+    return cells & (((ONE << rows) - ONE) << (column * (rows + 1)))
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def bits_winning_column(mine, theirs, rows, columns, geo):
+    """``winning_column`` on bitboards."""
+    cells = landing_cells(mine | theirs, geo) & winning_cells(mine, geo)
+    for column in range(columns):
+        if column_cell(cells, column, rows):
+            return column
+    return -1
+
+
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def count_moves(board):
     moves = 0
@@ -172,7 +367,7 @@ def open_column(board, columns, r, coin_mode):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def negamax_column(board, rows, columns, inarow, mark, depth, r, coin_mode):
+def negamax_column(board, rows, columns, inarow, mark, depth, r, coin_mode, bits=True):
     """Kaggle's negamax move for ``mark`` on ``board`` (a scratch copy of the rows * columns
     board, restored on return), or -1 when no column is open. Ties at the root break by
     ``coin_mode``, drawing from ``r`` when it is ``COIN_RANDOM``."""
@@ -180,12 +375,25 @@ def negamax_column(board, rows, columns, inarow, mark, depth, r, coin_mode):
     moves = count_moves(board)
     best_column = -1
     if moves != size:
-        best_column = winning_column(board, rows, columns, inarow, mark)
+        ok, mine, theirs = bitboards(board, rows, columns, mark)
+        ok = ok and bits
+        geo = geometry(rows, columns, inarow)
+        if ok:
+            best_column = bits_winning_column(mine, theirs, rows, columns, geo)
+        else:
+            best_column = winning_column(board, rows, columns, inarow, mark)
         if best_column < 0:
+            cells = landing_cells(mine | theirs, geo)
             best = -1.0 * size
             for column in range(columns):
                 if board[column] == EMPTY:
-                    score = column_score(board, rows, columns, inarow, mark, depth, moves, column)
+                    if ok:
+                        cell = column_cell(cells, column, rows)
+                        score = bits_column_score(mine, theirs, depth, moves, size, geo, cell)
+                    else:
+                        score = column_score(
+                            board, rows, columns, inarow, mark, depth, moves, column
+                        )
                     if score > best or (score == best and coin(r, coin_mode)):
                         best = score
                         best_column = column
@@ -195,7 +403,7 @@ def negamax_column(board, rows, columns, inarow, mark, depth, r, coin_mode):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def negamax_scores(board, rows, columns, inarow, mark, depth, scores):
+def negamax_scores(board, rows, columns, inarow, mark, depth, scores, bits=True):
     """The root's search without its choice: returns the column the "can win next" scan picks
     (-1 when none, or when the board is full), else writes each open column's score into
     ``scores`` (``columns`` floats; -inf for a full column) and returns -1."""
@@ -204,12 +412,25 @@ def negamax_scores(board, rows, columns, inarow, mark, depth, scores):
     scores[:] = -np.inf
     if moves == size:
         return -1
-    found = winning_column(board, rows, columns, inarow, mark)
+    ok, mine, theirs = bitboards(board, rows, columns, mark)
+    ok = ok and bits
+    geo = geometry(rows, columns, inarow)
+    if ok:
+        found = bits_winning_column(mine, theirs, rows, columns, geo)
+    else:
+        found = winning_column(board, rows, columns, inarow, mark)
     if found >= 0:
         return found
+    cells = landing_cells(mine | theirs, geo)
     for column in range(columns):
         if board[column] == EMPTY:
-            scores[column] = column_score(board, rows, columns, inarow, mark, depth, moves, column)
+            if ok:
+                cell = column_cell(cells, column, rows)
+                scores[column] = bits_column_score(mine, theirs, depth, moves, size, geo, cell)
+            else:
+                scores[column] = column_score(
+                    board, rows, columns, inarow, mark, depth, moves, column
+                )
     return -1
 
 

@@ -548,6 +548,111 @@ def test_negamax_stays_on_the_board_under_bounds_checking(tmp_path):
     assert "calls" in done.stdout
 
 
+# Sizes the bitboard search takes (columns * (rows + 1) <= 64), with how many of their positions
+# are also played by Kaggle's agent (slow at eight columns).
+BIT_SIZES = [
+    (dict(rows=6, columns=7, inarow=4), 10),
+    (dict(rows=5, columns=4, inarow=3), 40),
+    (dict(rows=4, columns=4, inarow=5), 30),
+    (dict(rows=7, columns=8, inarow=5), 6),
+    (dict(rows=2, columns=9, inarow=2), 40),
+]
+
+
+def scores_at(board, config, mark, depth, bits):
+    scores = np.empty(config["columns"])
+    scratch = board.copy()
+    win = agents.negamax_scores(
+        scratch, config["rows"], config["columns"], config["inarow"], mark, depth, scores, bits
+    )
+    np.testing.assert_array_equal(scratch, board)
+    return win, scores
+
+
+def column_at(board, config, mark, depth, mode, bits):
+    scratch = board.copy()
+    column = agents.negamax_column(
+        scratch,
+        config["rows"],
+        config["columns"],
+        config["inarow"],
+        mark,
+        depth,
+        a_stream(),
+        mode,
+        bits,
+    )
+    np.testing.assert_array_equal(scratch, board)
+    return column
+
+
+def assert_same_search(board, config, mark, depth):
+    """The bitboard search and the board array search: the same root scores and columns."""
+    win, scores = scores_at(board, config, mark, depth, True)
+    win_board, scores_board = scores_at(board, config, mark, depth, False)
+    assert win == win_board
+    np.testing.assert_array_equal(scores, scores_board)
+    for mode in (agents.COIN_FIRST, agents.COIN_LAST):
+        assert column_at(board, config, mark, depth, mode, True) == column_at(
+            board, config, mark, depth, mode, False
+        )
+    return win
+
+
+@pytest.mark.parametrize(("config", "count"), BIT_SIZES, ids=[size_id(c) for c, _ in BIT_SIZES])
+def test_bitboard_search_is_the_board_search(config, count, monkeypatch):
+    """On positions reached by play the bitboard search scores the root's columns as the board
+    array search does, at every depth up to Kaggle's, and plays Kaggle's column."""
+    assert agents.fits_bits(config["rows"], config["columns"])
+    module = kaggle_connectx()
+    wins = 0
+    for k, (board, mark) in enumerate(positions(config, 200, seed=config["columns"] + 1)):
+        for depth in range(agents.DEPTH + 1):
+            wins += assert_same_search(board, config, mark, depth) >= 0
+        if k < count:
+            for pick, mode in (("first", agents.COIN_FIRST), ("last", agents.COIN_LAST)):
+                expected = kaggle_negamax(module, monkeypatch, board, mark, config, pick)
+                assert search(board, config, mark, mode) == expected
+    # The positions include ones where the mover can win at once, where a line can be made.
+    assert (wins > 0) == (config["inarow"] <= max(config["rows"], config["columns"]))
+
+
+# Every shape up to 8 x 8 the bitboard search takes, and the longest and widest ones.
+FITTING = [(r, c) for r in range(1, 9) for c in range(1, 9) if agents.fits_bits(r, c)]
+FITTING += [(31, 2), (1, 32), (15, 4), (3, 16), (2, 21)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    shape=st.sampled_from(FITTING),
+    inarow=st.integers(1, 9),
+    depth=st.integers(0, agents.DEPTH),
+    seed=st.integers(0, 2**32 - 1),
+    fill=st.floats(0, 1),
+)
+def test_bitboard_search_at_any_size_it_takes(shape, inarow, depth, seed, fill):
+    rows, columns = shape
+    assert agents.fits_bits(rows, columns)
+    config = dict(rows=rows, columns=columns, inarow=inarow)
+    if columns > 9:
+        depth = min(depth, 2)  # the board array search is slow that wide
+    rng = np.random.default_rng(seed)
+    board = np.zeros(rows * columns, dtype=np.int64)
+    mark = 1
+    for _ in range(int(fill * rows * columns)):
+        column = rng.choice(np.flatnonzero(board[:columns] == 0))
+        row = max(r for r in range(rows) if board[column + r * columns] == 0)
+        board[column + row * columns] = mark
+        mark = 3 - mark
+    assert_same_search(board, config, mark, depth)
+
+
+def test_bitboard_search_takes_boards_of_64_bits_at_most():
+    assert agents.fits_bits(6, 7) and agents.fits_bits(7, 8) and agents.fits_bits(1, 32)
+    assert not agents.fits_bits(8, 8) and not agents.fits_bits(7, 9) and not agents.fits_bits(1, 33)
+    assert not agents.fits_bits(4, 1)  # one column: the board array search
+
+
 # -- the renderers -----------------------------------------------------------------------------
 
 
