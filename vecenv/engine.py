@@ -73,15 +73,33 @@ def autoreset_mode(mode):
     raise ValueError(f"autoreset must be one of {sorted(AUTORESET_MODES)}, got {mode!r}")
 
 
+def _type_key(a):
+    """What numba's type of ``a`` depends on, cheaper to compute than ``numba.typeof``."""
+    if isinstance(a, np.ndarray):
+        f = a.flags
+        return (a.dtype, a.ndim, f.c_contiguous, f.f_contiguous, f.writeable, f.aligned)
+    if isinstance(a, tuple):
+        return tuple(_type_key(x) for x in a)
+    return type(a)
+
+
+_ENTRY_POINTS = {}
+
+
 def _entry_point(dispatcher, args):
     """The machine code compiled for exactly these arguments' types, callable without numba's
     type dispatch (about 1.3 us per call, most of a small batch's step). It checks no types, so it
     is only ever called with arguments of the very types it was looked up with. None if this numba
-    keeps no such entry."""
-    try:
-        return dispatcher.overloads[tuple(numba.typeof(a) for a in args)].entry_point
-    except (AttributeError, KeyError, TypeError, ValueError):
-        return None
+    keeps no such entry. Looked up once per dispatcher and argument types (numba's own lookup
+    costs a millisecond or so: more than a small engine's whole episode)."""
+    key = (dispatcher, tuple(_type_key(a) for a in args))
+    if key not in _ENTRY_POINTS:
+        try:
+            found = dispatcher.overloads[tuple(numba.typeof(a) for a in args)].entry_point
+        except (AttributeError, KeyError, TypeError, ValueError):
+            found = None
+        _ENTRY_POINTS[key] = found
+    return _ENTRY_POINTS[key]
 
 
 class Engine:

@@ -82,7 +82,13 @@ def _extend(base, entries, what):
 
 
 def kaggle_specification(spec):
-    """The game's specification as kaggle-environments holds it after processing."""
+    """The game's specification as kaggle-environments holds it after processing (a fresh copy)."""
+    return structify(cached_specification(spec))
+
+
+@cache
+def cached_specification(spec):
+    """``kaggle_specification``, built once per game and shared: read it, never change it."""
     raw = {k: v for k, v in spec.raw.items() if k not in SECTION_EXTENSIONS}
     out = {**copy.deepcopy(SPEC_DEFAULTS), **copy.deepcopy(raw)}
     observation = {
@@ -107,7 +113,7 @@ def kaggle_specification(spec):
 @cache
 def action_schema(spec):
     """The schema Kaggle checks each action against: its base action overlaid with the game's."""
-    return {**BASE_ACTION, **kaggle_specification(spec)["action"]}
+    return {**BASE_ACTION, **cached_specification(spec)["action"]}
 
 
 def _is_integer(value):
@@ -164,7 +170,7 @@ def configuration(spec, given):
         given = {}
     if not isinstance(given, dict):
         raise InvalidArgument(f"Configuration Invalid: {given!r} is not an object")
-    schemas = kaggle_specification(spec)["configuration"]
+    schemas = cached_specification(spec)["configuration"]
     out = {}
     for key, schema in schemas.items():
         err, value = check_value(schema, given.get(key))

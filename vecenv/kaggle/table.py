@@ -14,7 +14,7 @@ import vecenv
 from vecenv.kernels.turns import ACTIVE, ERROR, INVALID, STATUS_NAMES, TIMEOUT
 
 from .errors import DeadlineExceeded
-from .schema import action_schema, check_value, kaggle_specification
+from .schema import action_schema, cached_specification, check_value
 from .structs import Struct
 
 FAILED = {ERROR, INVALID, TIMEOUT}
@@ -62,7 +62,7 @@ class Table:
         # How each of Kaggle's observation fields is read, worked out once: (name, where from,
         # shared, the array or the value, the value meaning absent).
         self.plan = []
-        for name, schema in kaggle_specification(spec)["observation"].items():
+        for name, schema in cached_specification(spec)["observation"].items():
             shared = schema.get("shared", False)
             if name in ("remainingOverageTime", "step"):
                 self.plan.append((name, name, shared, None, None))
