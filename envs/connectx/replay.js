@@ -3,35 +3,6 @@
 var CONNECTX_FILLS = { 0: "#ffffff", 1: "#e53935", 2: "#fdd835" };
 var CONNECTX_COLOUR_NAMES = ["red", "yellow"];
 
-function connectxPlayerName(environment, k) {
-  var names = (environment.info && environment.info.TeamNames) || [];
-  return names[k] || "Player " + (k + 1);
-}
-
-function connectxStatus(agents, environment) {
-  var label = function (k) {
-    return connectxPlayerName(environment, k) + " (" + CONNECTX_COLOUR_NAMES[k] + ")";
-  };
-  for (var k = 0; k < agents.length; k++) {
-    if (agents[k].status === "ACTIVE") return label(k) + " to move";
-  }
-  var faults = [];
-  for (k = 0; k < agents.length; k++) {
-    var s = agents[k].status;
-    if (s !== "DONE" && s !== "INACTIVE") faults.push(k);
-  }
-  var parts = faults.map(function (i) { return label(i) + ": " + agents[i].status; });
-  var r0 = agents[0].reward, r1 = agents[1].reward;
-  if (faults.length === 1 && agents.length === 2) {
-    parts.push(label(1 - faults[0]) + " wins");
-  } else if (typeof r0 === "number" && typeof r1 === "number" && r0 !== r1) {
-    parts.push(label(r0 > r1 ? 0 : 1) + " wins");
-  } else if (!faults.length) {
-    parts.push("Draw");
-  }
-  return parts.join(" \u2014 ");
-}
-
 function renderStep({ ctx, width, height, step, steps, configuration, environment, statusEl }) {
   var rows = configuration.rows || 6;
   var columns = configuration.columns || 7;
@@ -72,6 +43,8 @@ function renderStep({ ctx, width, height, step, steps, configuration, environmen
     }
   }
 
-  statusEl.textContent = connectxStatus(agents, environment);
+  statusEl.textContent = turnStatus(agents, function (k) {
+    return playerName(environment, k) + " (" + CONNECTX_COLOUR_NAMES[k] + ")";
+  });
   return { cells: cells, rows: rows, columns: columns };
 }

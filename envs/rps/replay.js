@@ -11,11 +11,6 @@ var RPS_SIGNS = [
 var RPS_EMPTY = "#37474f";
 var RPS_FAULT = "#424242";
 
-function rpsPlayerName(environment, k) {
-  var names = (environment.info && environment.info.TeamNames) || [];
-  return names[k] || "Player " + (k + 1);
-}
-
 function rpsScore(agent) {
   var obs = agent.observation || {};
   if (typeof obs.reward === "number") return obs.reward;
@@ -54,7 +49,7 @@ function renderStep({ ctx, width, height, step, steps, environment, statusEl }) 
     ctx.strokeRect(cx - size / 2, centreY - size / 2, size, size);
     ctx.fillStyle = "#eceff1";
     ctx.font = "bold 18px sans-serif";
-    ctx.fillText(rpsPlayerName(environment, k), cx, centreY - size / 2 - 22);
+    ctx.fillText(playerName(environment, k), cx, centreY - size / 2 - 22);
     ctx.font = "20px sans-serif";
     ctx.fillText(name, cx, centreY + size / 2 + 24);
     ctx.fillText(String(rpsScore(agents[k])), cx, centreY + size / 2 + 54);
@@ -68,7 +63,7 @@ function renderStep({ ctx, width, height, step, steps, environment, statusEl }) 
   var faults = [0, 1].filter(function (i) { return rpsIsFault(agents[i].status); });
   if (faults.length) {
     text += faults.map(function (i) {
-      return rpsPlayerName(environment, i) + " " + agents[i].status;
+      return playerName(environment, i) + " " + agents[i].status;
     }).join(", ");
   } else if (signs[0] === null || signs[1] === null) {
     text += "no signs yet";
@@ -80,7 +75,7 @@ function renderStep({ ctx, width, height, step, steps, environment, statusEl }) 
   if (over) {
     var r0 = agents[0].reward, r1 = agents[1].reward;
     if (typeof r0 === "number" && typeof r1 === "number" && r0 !== r1) {
-      text += " \u2014 " + rpsPlayerName(environment, r0 > r1 ? 0 : 1) + " wins";
+      text += " \u2014 " + playerName(environment, r0 > r1 ? 0 : 1) + " wins";
     } else if (typeof r0 === "number" && r0 === r1) {
       text += " \u2014 draw";
     }

@@ -2,35 +2,6 @@
 // a red disc, both solid through the cell centre. The board is agent 0's observation.board.
 var TICTACTOE_GLYPHS = ["X", "O"];
 
-function tictactoePlayerName(environment, k) {
-  var names = (environment.info && environment.info.TeamNames) || [];
-  return names[k] || "Player " + (k + 1);
-}
-
-function tictactoeStatus(agents, environment) {
-  var label = function (k) {
-    return tictactoePlayerName(environment, k) + " (" + TICTACTOE_GLYPHS[k] + ")";
-  };
-  for (var k = 0; k < agents.length; k++) {
-    if (agents[k].status === "ACTIVE") return label(k) + " to move";
-  }
-  var faults = [];
-  for (k = 0; k < agents.length; k++) {
-    var s = agents[k].status;
-    if (s !== "DONE" && s !== "INACTIVE") faults.push(k);
-  }
-  var parts = faults.map(function (i) { return label(i) + ": " + agents[i].status; });
-  var r0 = agents[0].reward, r1 = agents[1].reward;
-  if (faults.length === 1 && agents.length === 2) {
-    parts.push(label(1 - faults[0]) + " wins");
-  } else if (typeof r0 === "number" && typeof r1 === "number" && r0 !== r1) {
-    parts.push(label(r0 > r1 ? 0 : 1) + " wins");
-  } else if (!faults.length) {
-    parts.push("Draw");
-  }
-  return parts.join(" \u2014 ");
-}
-
 function renderStep({ ctx, width, height, step, steps, environment, statusEl }) {
   var agents = steps[step];
   var board = (agents[0].observation && agents[0].observation.board) || [];
@@ -75,6 +46,8 @@ function renderStep({ ctx, width, height, step, steps, environment, statusEl }) 
     cells.push([cx, cy]);
   }
 
-  statusEl.textContent = tictactoeStatus(agents, environment);
+  statusEl.textContent = turnStatus(agents, function (k) {
+    return playerName(environment, k) + " (" + TICTACTOE_GLYPHS[k] + ")";
+  });
   return { cells: cells, rows: 3, columns: 3 };
 }

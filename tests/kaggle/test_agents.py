@@ -10,39 +10,9 @@ import sys
 import pytest
 
 from tests.kaggle import reference
+from tests.kaggle.common import BUILTIN_NAMES, plain
 from vecenv import kaggle as vk
 from vecenv.kaggle.agents import UnknownAgent
-
-BUILTIN_NAMES = {
-    "connectx": ["random", "negamax"],
-    "tictactoe": ["random", "reaction"],
-    "rps": [
-        "rock",
-        "paper",
-        "scissors",
-        "copy_opponent",
-        "reactionary",
-        "counter_reactionary",
-        "statistical",
-    ],
-}
-
-
-def plain(steps):
-    return [
-        [
-            {
-                "action": a["action"],
-                "reward": a["reward"],
-                "status": a["status"],
-                "observation": {
-                    k: v for k, v in a["observation"].items() if k != "remainingOverageTime"
-                },
-            }
-            for a in step
-        ]
-        for step in steps
-    ]
 
 
 def run_both(game, make_agents, config=None):
@@ -124,7 +94,7 @@ def test_file_agent_is_its_last_callable_and_imports_its_neighbours(tmp_path, mo
     before = list(sys.path)
     ours, theirs = run_both("connectx", lambda: [str(path), lowest_column])
     sys.modules.pop(module_name, None)
-    assert plain(ours.steps) == plain(theirs.steps)
+    assert plain(ours.steps, overage=False) == plain(theirs.steps, overage=False)
     assert ours.steps[1][0].action == 6  # best_column: the rightmost open column
     assert [s.status for s in ours.state] == ["DONE", "DONE"]
     assert str(tmp_path) not in sys.path[len(before) :]
@@ -160,14 +130,14 @@ def test_source_string_agent():
         "    return math.floor(config.columns * 0.5)\n"
     )
     ours, theirs = run_both("connectx", lambda: [source, lowest_column])
-    assert plain(ours.steps) == plain(theirs.steps)
+    assert plain(ours.steps, overage=False) == plain(theirs.steps, overage=False)
     assert [s.action for s in ours.steps[1]] == [3, 0]
 
 
 def test_one_argument_source_agent_gets_the_observation_only():
     source = "def act(observation):\n    return observation.step % 3\n"
     ours, theirs = run_both("rps", lambda: [source, "rock"], {"episodeSteps": 6})
-    assert plain(ours.steps) == plain(theirs.steps)
+    assert plain(ours.steps, overage=False) == plain(theirs.steps, overage=False)
     assert [s[0].action for s in ours.steps[1:]] == [0, 1, 2, 0, 1]
 
 
@@ -181,7 +151,7 @@ def test_static_values_are_always_played(value, status):
     column 0; None plays the default column 0 until it is full); a long string that is no file is
     Python source, whose failure is the agent's ERROR."""
     ours, theirs = run_both("connectx", lambda: [value, lowest_column])
-    assert plain(ours.steps) == plain(theirs.steps)
+    assert plain(ours.steps, overage=False) == plain(theirs.steps, overage=False)
     assert ours.state[0].status == status
 
 

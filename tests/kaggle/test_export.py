@@ -11,6 +11,7 @@ import random
 import pytest
 
 from tests.kaggle import reference
+from tests.kaggle.common import plain
 from vecenv import kaggle as vk
 
 GAMES = ["connectx", "tictactoe", "rps"]
@@ -25,23 +26,6 @@ def kaggle():
     yield module
     for game in GAMES:
         module.environments.pop(f"vecenv_{game}", None)
-
-
-def plain(steps):
-    return [
-        [
-            {
-                "action": a["action"],
-                "reward": a["reward"],
-                "status": a["status"],
-                "observation": {
-                    k: v for k, v in a["observation"].items() if k != "remainingOverageTime"
-                },
-            }
-            for a in step
-        ]
-        for step in steps
-    ]
 
 
 def replayed_action(agent):
@@ -97,7 +81,9 @@ def test_kaggle_runs_the_exported_game_with_builtin_agents(kaggle, game, first, 
     steps = env.run([first, second])
     assert [s.status for s in env.state] == ["DONE", "DONE"]
     assert len(steps) > 2
-    assert plain(steps) == plain(kaggles_own(game, CONFIGS[game], steps).steps)
+    assert plain(steps, overage=False) == plain(
+        kaggles_own(game, CONFIGS[game], steps).steps, overage=False
+    )
 
 
 CALLABLE_CASES = {
@@ -134,10 +120,10 @@ def test_kaggle_runs_the_exported_game_with_callables(kaggle, case):
     assert env.state[0].status == first_status
     assert all(s.status != "ACTIVE" for s in env.state)
     own = kaggles_own(game, config, steps)
-    assert plain(steps) == plain(own.steps)
+    assert plain(steps, overage=False) == plain(own.steps, overage=False)
     # Kaggle's run of its own game with the same agents agrees too.
     theirs = reference.make(game, configuration=config)
-    assert plain(theirs.run(agents())) == plain(steps)
+    assert plain(theirs.run(agents()), overage=False) == plain(steps, overage=False)
 
 
 def test_exported_specification_is_kaggles(kaggle):
@@ -149,7 +135,7 @@ def test_exported_specification_is_kaggles(kaggle):
         for key in ("action", "reward"):
             assert ours.specification[key] == theirs.specification[key], (game, key)
         assert dict(ours.configuration) == dict(theirs.configuration)
-        assert plain(ours.steps) == plain(theirs.steps)
+        assert plain(ours.steps, overage=False) == plain(theirs.steps, overage=False)
 
 
 @pytest.mark.parametrize("game", ["connectx", "tictactoe"])
@@ -199,7 +185,12 @@ def test_kaggle_clone_and_steps_of_the_exported_game_go_on(kaggle):
         for pair in ([4, 4], [3, 3], [5, 5], [3, 3]):
             if not e.done:
                 e.step(list(pair))
-    assert plain(twin.steps) == plain(env.steps) == plain(restored.steps) == plain(own.steps)
+    assert (
+        plain(twin.steps, overage=False)
+        == plain(env.steps, overage=False)
+        == plain(restored.steps, overage=False)
+        == plain(own.steps, overage=False)
+    )
     assert [s.status for s in env.state] == ["DONE", "DONE"]
     assert [s.reward for s in env.state] == [1, -1]
 

@@ -24,6 +24,7 @@ import vecenv.kaggle.agents as our_agents
 import vecenv.kaggle.environment as our_environment
 from tests.kaggle import reference
 from tests.kaggle import test_html_replay as replay
+from tests.kaggle.common import BUILTIN_NAMES, plain
 from vecenv import kaggle as vk
 
 # The Chromium fixtures of the replay page's tests.
@@ -62,27 +63,6 @@ def clock(monkeypatch):
     monkeypatch.setattr(kaggle_environments.agent, "perf_counter", fake)
     monkeypatch.setattr(kaggle_environments.core, "perf_counter", fake)
     return fake
-
-
-def plain(steps, overage=True):
-    """Steps as plain data: every agent's action, reward, status and observation."""
-    out = []
-    for step in steps:
-        states = []
-        for agent in step:
-            observation = dict(agent["observation"])
-            if not overage:
-                observation.pop("remainingOverageTime", None)
-            states.append(
-                {
-                    "action": agent["action"],
-                    "reward": agent["reward"],
-                    "status": agent["status"],
-                    "observation": observation,
-                }
-            )
-        out.append(states)
-    return out
 
 
 def stdout_logs(env):
@@ -305,20 +285,7 @@ def test_raising_agent_with_debug_raises_out_of_run(clock):
 
 # ---- built-in agents -----------------------------------------------------------------------------
 
-BUILTINS = {
-    "connectx": ["random", "negamax"],
-    "tictactoe": ["random", "reaction"],
-    "rps": [
-        "rock",
-        "paper",
-        "scissors",
-        "copy_opponent",
-        "reactionary",
-        "counter_reactionary",
-        "statistical",
-    ],
-}
-PAIRS = [(g, a, b) for g, names in BUILTINS.items() for a in names for b in names]
+PAIRS = [(g, a, b) for g, names in BUILTIN_NAMES.items() for a in names for b in names]
 
 
 def replay_in_kaggle(game, config, steps):
@@ -363,7 +330,7 @@ RPS_MEMORY = {"reactionary": "last_react_action", "counter_reactionary": "last_c
 
 
 @pytest.mark.parametrize("seat", [0, 1])
-@pytest.mark.parametrize("name", BUILTINS["rps"])
+@pytest.mark.parametrize("name", BUILTIN_NAMES["rps"])
 def test_rps_builtins_move_as_kaggles_on_the_same_observations(clock, monkeypatch, name, seat):
     """Kaggle's own agent is fed the observations ours saw; after step 0 (a random sign for some)
     every rps agent is deterministic, and plays what ours played."""

@@ -29,7 +29,9 @@ defines::
 drawing step index ``step`` of ``steps`` (``environment.steps``) onto ``ctx``, whose units are CSS
 pixels of a ``width`` x ``height`` drawing area, and optionally setting ``statusEl.textContent``.
 It may return a layout object (for example ``{cells: [[x, y], ...]}``, cell centres in those
-units), which the page exposes as ``window.vecenvReplay.layout``.
+units), which the page exposes as ``window.vecenvReplay.layout``. The page defines two helpers for
+it: ``playerName(environment, k)`` and ``turnStatus(agents, label)``, the status line of a
+two-agent turn-based game (whose move it is, or who won, drew or failed).
 
 For automation the page defines ``window.vecenvReplay`` with ``numSteps``, ``step``, ``layout``,
 ``setStep(k)``, ``play()`` and ``pause()``; after drawing step ``k`` it sets
@@ -89,6 +91,7 @@ def replay_page(game_js: str, window_kaggle: dict | None = None, title: str = ""
         width=CANVAS_WIDTH,
         height=CANVAS_HEIGHT,
         data=data,
+        shared=_SHARED_JS,
         game=_script_safe(game_js),
         player=_script_safe(_PLAYER_JS.replace("__TITLE__", _json_for_script(title))),
     )
@@ -329,6 +332,9 @@ canvas {{ display: block; width: min({width}px, 100%, calc((100vh - 110px) * {wi
 <pre id="logs" hidden></pre>
 </main>
 <script>
+{shared}
+</script>
+<script>
 {game}
 </script>
 <script>
@@ -336,6 +342,36 @@ canvas {{ display: block; width: min({width}px, 100%, calc((100vh - 110px) * {wi
 </script>
 </body>
 </html>
+"""
+
+# Helpers every game's drawing code may call: agents' names (Kaggle's ``info.TeamNames``, else
+# "Player k") and the status line of a finished or running two-agent turn-based game.
+_SHARED_JS = r"""
+function playerName(environment, k) {
+  var names = (environment.info && environment.info.TeamNames) || [];
+  return names[k] || "Player " + (k + 1);
+}
+
+function turnStatus(agents, label) {
+  for (var k = 0; k < agents.length; k++) {
+    if (agents[k].status === "ACTIVE") return label(k) + " to move";
+  }
+  var faults = [];
+  for (k = 0; k < agents.length; k++) {
+    var s = agents[k].status;
+    if (s !== "DONE" && s !== "INACTIVE") faults.push(k);
+  }
+  var parts = faults.map(function (i) { return label(i) + ": " + agents[i].status; });
+  var r0 = agents[0].reward, r1 = agents[1].reward;
+  if (faults.length === 1 && agents.length === 2) {
+    parts.push(label(1 - faults[0]) + " wins");
+  } else if (typeof r0 === "number" && typeof r1 === "number" && r0 !== r1) {
+    parts.push(label(r0 > r1 ? 0 : 1) + " wins");
+  } else if (!faults.length) {
+    parts.push("Draw");
+  }
+  return parts.join(" \u2014 ");
+}
 """
 
 _PLAYER_JS = _PLAYER_JS.replace("__WIDTH__", str(CANVAS_WIDTH)).replace(
