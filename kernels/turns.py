@@ -77,6 +77,29 @@ def end_step(s, cfg, rewards):
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
+def refuse(s, a):
+    """Agent ``a``'s move is one the game refuses: it is INVALID, the other agent DONE."""
+    s.status[a] = INVALID
+    s.status[1 - a] = DONE
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def settle(s, a, won, full):
+    """After agent ``a``'s move in a two-agent board game: a win scores +1/-1 and ends the game,
+    a full board ends it drawn, else the turn passes."""
+    other = 1 - a
+    if won:
+        s.reward[a] = 1.0
+        s.reward[other] = -1.0
+    if won or full:
+        s.status[a] = DONE
+        s.status[other] = DONE
+    else:
+        s.status[a] = INACTIVE
+        s.status[other] = ACTIVE
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def mover(s):
     """The agent whose turn it is in a two-agent turn-based game, or -1 when the statuses are not
     one ACTIVE and one INACTIVE: then, as Kaggle's turn-based interpreters do, the ACTIVE one (if

@@ -12,13 +12,13 @@ import numpy as np
 
 from vecenv.kernels.turns import (
     ACTIVE,
-    DONE,
     INACTIVE,
-    INVALID,
     any_active,
     begin_rewards,
     end_step,
     mover,
+    refuse,
+    settle,
 )
 
 EMPTY = 0
@@ -118,28 +118,17 @@ def step(s, cfg, actions, rewards):
     s.last = -1
     a = mover(s)
     if a >= 0:
-        other = 1 - a
         board = s.board
         column = actions[a]
         if column < 0 or column >= cfg.columns or board[column] != EMPTY:
-            s.status[a] = INVALID
-            s.status[other] = DONE
+            refuse(s, a)
         else:
             mark = a + 1
             # On a stacked board the checker dropped is the column's topmost of its mark: where
             # Kaggle looks for a line.
             row = drop(s, cfg.rows, cfg.columns, column, mark)
-            if wins(board, cfg.rows, cfg.columns, cfg.inarow, row, column, mark):
-                s.reward[a] = 1.0
-                s.reward[other] = -1.0
-                s.status[a] = DONE
-                s.status[other] = DONE
-            elif s.filled == board.shape[0]:
-                s.status[a] = DONE
-                s.status[other] = DONE
-            else:
-                s.status[a] = INACTIVE
-                s.status[other] = ACTIVE
+            won = wins(board, cfg.rows, cfg.columns, cfg.inarow, row, column, mark)
+            settle(s, a, won, s.filled == board.shape[0])
     return end_step(s, cfg, rewards)
 
 

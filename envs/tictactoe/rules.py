@@ -12,13 +12,13 @@ import numpy as np
 
 from vecenv.kernels.turns import (
     ACTIVE,
-    DONE,
     INACTIVE,
-    INVALID,
     any_active,
     begin_rewards,
     end_step,
     mover,
+    refuse,
+    settle,
 )
 
 EMPTY = 0
@@ -89,26 +89,14 @@ def step(s, cfg, actions, rewards):
     begin_rewards(s, rewards)
     a = mover(s)
     if a >= 0:
-        other = 1 - a
         board = s.board
         cell = actions[a]
         if cell < 0 or cell >= CELLS or board[cell] != EMPTY:
-            s.status[a] = INVALID
-            s.status[other] = DONE
+            refuse(s, a)
         else:
             mark = a + 1
             board[cell] = mark
-            if wins(board, mark):
-                s.reward[a] = 1.0
-                s.reward[other] = -1.0
-                s.status[a] = DONE
-                s.status[other] = DONE
-            elif is_full(board):
-                s.status[a] = DONE
-                s.status[other] = DONE
-            else:
-                s.status[a] = INACTIVE
-                s.status[other] = ACTIVE
+            settle(s, a, wins(board, mark), is_full(board))
     return end_step(s, cfg, rewards)
 
 
