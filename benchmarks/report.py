@@ -61,11 +61,12 @@ def _slug(key):
     return "/".join(str(k) for k in key)
 
 
-def record(benchmark, key, calls, num_envs, **info):
+def record(benchmark, key, calls, num_envs, unit="steps", **info):
     """Store the throughput of ``calls`` step calls over ``num_envs`` per round under ``key``, and
-    update every comparison it takes part in."""
+    update every comparison it takes part in. ``unit`` names what is counted (steps, episodes,
+    matches, plies) in the printed table."""
     benchmark.extra_info.update(
-        {"key": _slug(key), "num_envs": num_envs, "calls_per_round": calls, **info}
+        {"key": _slug(key), "num_envs": num_envs, "calls_per_round": calls, "unit": unit, **info}
     )
     if benchmark.disabled or not benchmark.stats:
         return
@@ -120,10 +121,13 @@ def startup_lines():
     return lines
 
 
-def _rate(rate):
+def _rate(result):
+    rate, unit = result.rate, result.extra_info.get("unit", "steps")
     if rate >= 1e6:
-        return f"{rate / 1e6:.3g} M steps/s"
-    return f"{rate / 1e3:.3g} k steps/s"
+        return f"{rate / 1e6:.3g} M {unit}/s"
+    if rate >= 1e3:
+        return f"{rate / 1e3:.3g} k {unit}/s"
+    return f"{rate:.3g} {unit}/s"
 
 
 def _verdict(comp, value):
@@ -140,15 +144,13 @@ def _line(comp):
         return None
     if a is None or b is None:
         have, missing = (na, a) if a is not None else (nb, b), nb if a is not None else na
-        return f"{comp.title}: {have[0]} {_rate(have[1].rate)}; {missing} not measured"
+        return f"{comp.title}: {have[0]} {_rate(have[1])}; {missing} not measured"
     value = comp.value()
     if comp.kind == "ratio":
         tail = f"ratio {value:.2f}x"
     else:
         tail = f"{na} overhead vs {nb}: {value * 100:+.0f}%"
-    return (
-        f"{comp.title}: {na} {_rate(a.rate)}, {nb} {_rate(b.rate)}, {tail}{_verdict(comp, value)}"
-    )
+    return f"{comp.title}: {na} {_rate(a)}, {nb} {_rate(b)}, {tail}{_verdict(comp, value)}"
 
 
 def summary_lines(smoke):
@@ -162,7 +164,9 @@ def summary_lines(smoke):
             f"{os.cpu_count()} CPUs, load average {load[0]:.2f} / {load[1]:.2f} "
             f"(1 / 5 min): other work on the machine adds noise; compare ratios."
         )
-    lines.append("Throughputs from the best round of each benchmark (env-steps per second).")
+    lines.append(
+        "Throughputs from the best round of each benchmark, per second in each row's unit."
+    )
     section = None
     for comp in COMPARISONS:
         text = _line(comp)

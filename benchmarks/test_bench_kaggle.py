@@ -139,6 +139,7 @@ def test_kaggle_run(benchmark, game, impl):
         ("kaggle", game, impl),
         episodes,
         1,
+        unit="episodes",
         impl=impl,
         plies_per_episode=sum(plies) / len(plies),
         configuration=configuration,

@@ -184,7 +184,14 @@ def test_negamax_vs_random(benchmark, impl):
             "num_threads": threads,
         }
     report.record(
-        benchmark, ("selfplay", "negamax-random", impl), count, 1, impl=impl, board=board, **info
+        benchmark,
+        ("selfplay", "negamax-random", impl),
+        count,
+        1,
+        unit="matches" if impl.startswith("vecenv") else "episodes",
+        impl=impl,
+        board=board,
+        **info,
     )
 
 
@@ -311,4 +318,6 @@ def test_random_selfplay(benchmark, impl):
             "num_threads": threads,
         }
     # The rate is plies per second: ``plies`` per round over one "env".
-    report.record(benchmark, ("selfplay", "connect_four", N, impl), plies, 1, impl=impl, **info)
+    report.record(
+        benchmark, ("selfplay", "connect_four", N, impl), plies, 1, unit="plies", impl=impl, **info
+    )
