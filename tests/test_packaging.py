@@ -54,6 +54,12 @@ def test_wheel_maps_the_folders_and_ships_every_game(wheel):
         assert f"vecenv/envs/{game}/{game}.json" in names
         assert f"vecenv/envs/{game}/rules.py" in names
     assert not any(n.startswith(("kernels/", "envs/", "tests/", "benchmarks/")) for n in names)
+    # Every face ships, with every module and the games' replay drawing code.
+    root = Path(vecenv.__file__).parent
+    for module in root.rglob("*.py"):
+        assert f"vecenv/{module.relative_to(root).as_posix()}" in names, module
+    for game in ("connectx", "tictactoe", "rps"):
+        assert f"vecenv/envs/{game}/replay.js" in names
 
 
 def test_wheel_imports_and_runs_from_its_own_files(wheel, tmp_path):
@@ -62,7 +68,9 @@ def test_wheel_imports_and_runs_from_its_own_files(wheel, tmp_path):
     code = (
         "import json, numpy as np, vecenv\n"
         "import vecenv.kernels.rng as r, vecenv.envs.cartpole.rules as c\n"
+        "import vecenv.kaggle, vecenv.aisys, vecenv.gym.env\n"
         "e = vecenv.make('cartpole', num_envs=2, seed=0); e.step(np.array([0, 1]))\n"
+        "assert 'vecenvReplay' in vecenv.kaggle.make('tictactoe').render(mode='html')\n"
         "print(json.dumps([vecenv.__file__, r.__file__, c.__file__, vecenv.list_envs()]))\n"
     )
     env = dict(os.environ, PYTHONPATH=str(site), VECENV_CACHE_DIR=str(tmp_path / "cache"))

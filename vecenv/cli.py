@@ -31,6 +31,7 @@ FACES = (
     ("gym", lambda spec: bool(spec.gym.get("id"))),
     ("csuite", lambda spec: "csuite" in spec.raw),
     ("kaggle", lambda spec: spec.kaggle is not None),
+    ("aisys", lambda spec: spec.kaggle is not None and spec.num_agents == 2),
 )
 
 

@@ -1,0 +1,427 @@
+"""Two-agent games as AISysProj environments: the agent plays one seat against a built-in agent.
+
+``GameEnvironment`` is one environment for any of vecenv's two-agent Kaggle games; ``ConnectX``,
+``TicTacToe`` and ``RockPaperScissors`` are it for one game each. ``config_json`` (a dict or None):
+
+- ``opponent``: a built-in agent of the game (default: the game's first, e.g. connectx "random");
+- ``seat``: 0 or 1, the seat the agent plays, or "alternate" (the run's seed decides); default 0;
+- ``configuration``: the game's Kaggle configuration (e.g. ``{"rows": 5}``).
+
+A run's state is JSON: the game, opponent, seat, configuration, the seed of the opponent's random
+stream and ``steps``, every Kaggle step's actions by seat (None for a seat that did not move). It
+is continued by playing those steps again on the Kaggle face, the opponent's moves computed by its
+numba policy on an engine stepped alongside (and checked against the recorded ones), so the same
+state always gives the same continuation. Matches just played are kept in a small per-process
+cache keyed by their state, so a run played in order costs one step per action.
+
+The action request is ``{"observation": ..., "legal": [...], "configuration": ...}``: the agent's
+Kaggle observation (shared fields included), its legal moves and the game's configuration. An
+action is a legal move as an int; anything else is refused with an error and changes nothing.
+After the agent's move the opponent replies (in rps both move at once); the run's outcome is the
+agent's final Kaggle reward (1 win, 0 draw, -1 loss; rps: its score).
+"""
+
+import html
+import json
+from collections import OrderedDict
+
+import numpy as np
+
+from vecenv import kaggle, registry
+from vecenv.engine import fresh_seed, is_integer
+from vecenv.kaggle.schema import configuration as check_configuration
+from vecenv.kernels.turns import ACTIVE
+from vecenv.selfplay import Seats, check_agent
+
+from .interface import ActionRequest, ActionResult, EnvSettings, GenericEnvironment
+
+SEED_BOUND = 2**53  # seeds stay exact as JSON numbers everywhere
+CACHE_SIZE = 64
+
+
+class StateError(ValueError):
+    """A run state this environment cannot continue."""
+
+
+def _plain(value):
+    """A reward as a JSON number (an int when integral)."""
+    if value is None:
+        return None
+    value = float(value)
+    return int(value) if value.is_integer() else value
+
+
+def game_settings(game):
+    """The server settings of a game's environment."""
+    settings = EnvSettings()
+    settings.INITIAL_RATING = 0.0
+    settings.RATING_OBJECTIVE = "max"
+    settings.MIN_RUNS_FOR_FULLY_EVALUATED = 20
+    settings.NUMBER_OF_ACTION_REQUESTS = 5
+    settings.CAN_ABANDON_RUNS = True
+    settings.DESCRIPTION = (
+        f"<p>{html.escape(game)} against a built-in agent: the outcome of a run is the agent's "
+        "final reward (1 win, 0 draw, -1 loss; rps: its score).</p>"
+    )
+    return settings
+
+
+class Match:
+    """One run being played: the Kaggle environment, and an engine stepped alongside on which the
+    opponent's policy moves."""
+
+    def __init__(self, game, configuration, opponent, seat, seed):
+        self.game, self.opponent, self.seat, self.other = game, opponent, seat, 1 - seat
+        self.configuration, self.seed = configuration, seed
+        self.env = kaggle.make(game, configuration=configuration)
+        spec = registry.get_spec(self.env.name)
+        _, engine_config = check_configuration(spec, configuration)
+        self.engine = kaggle_engine(self.env.name, engine_config, seed)
+        self.seats = Seats(self.engine)
+        self.seats.assign(opponent, np.array([self.other]))
+        self.seats.new_matches(np.ones(1, dtype=np.bool_))
+        self._acts = np.zeros((1, 2), dtype=np.int64)
+        self.low = int(self.engine.action.low[0])
+        self.high = int(self.engine.action.high[0])
+        self.steps = []
+        self.shared = [
+            k for k, v in self.env.specification["observation"].items() if v.get("shared")
+        ]
+
+    # -- playing -------------------------------------------------------------------------------
+
+    @property
+    def done(self):
+        return self.env.done
+
+    def _active(self, k):
+        return self.env.state[k].status == "ACTIVE"
+
+    def step(self, agent_action, recorded=None):
+        """One Kaggle step: the agent's action where it is to move, the opponent's policy where
+        it is. Returns the opponent's move (None when it did not move)."""
+        acts = self._acts
+        acts[:] = self.low
+        status = self.engine.states["status"][0]
+        mine = self._active(self.seat)
+        theirs = self._active(self.other)
+        if (status[self.seat] == ACTIVE) != mine or (status[self.other] == ACTIVE) != theirs:
+            raise RuntimeError("the engine and the Kaggle environment disagree on who moves")
+        reply = None
+        if theirs:
+            self.seats.moves(acts)
+            reply = int(acts[0, self.other])
+            if recorded is not None and recorded != reply:
+                raise StateError(
+                    f"step {len(self.steps)}: the opponent's recorded move {recorded!r} is not "
+                    f"its policy's ({reply})"
+                )
+        if mine:
+            acts[0, self.seat] = agent_action
+        self.engine.step(acts)
+        actions = [None, None]
+        actions[self.seat] = agent_action if mine else None
+        actions[self.other] = reply
+        self.env.step([0 if a is None else a for a in actions])
+        self.steps.append(actions)
+        return reply
+
+    def advance(self):
+        """The opponent moves until the agent is to move or the game is over; its moves."""
+        replies = []
+        while not self.done and not self._active(self.seat):
+            replies.append(self.step(None))
+        return replies
+
+    def play(self, action):
+        """The agent's move (legal: see ``refusal``) and the opponent's replies; their moves."""
+        reply = self.step(action)
+        return ([] if reply is None else [reply]) + self.advance()
+
+    def replay(self, steps):
+        """Play recorded steps again (the state a run was left in)."""
+        if not isinstance(steps, list):
+            raise StateError("steps must be a list")
+        for index, recorded in enumerate(steps):
+            if self.done:
+                raise StateError(f"step {index} follows the end of the game")
+            if not (isinstance(recorded, list) and len(recorded) == 2):
+                raise StateError(f"step {index} is not a pair of actions")
+            mine = recorded[self.seat]
+            if self._active(self.seat):
+                problem = self.refusal(mine)
+                if problem:
+                    raise StateError(f"step {index}: {problem}")
+            elif mine is not None:
+                raise StateError(f"step {index}: the agent moved out of turn")
+            theirs = recorded[self.other]
+            if not self._active(self.other) and theirs is not None:
+                raise StateError(f"step {index}: the opponent moved out of turn")
+            if self._active(self.other) and not is_integer(theirs):
+                raise StateError(f"step {index}: the opponent's move is missing")
+            self.step(mine, recorded=theirs)
+        if not self.done and not self._active(self.seat):
+            raise StateError("the state stops while the opponent is to move")
+
+    # -- what the agent sees -------------------------------------------------------------------
+
+    def legal(self):
+        """The agent's legal moves."""
+        if "legal" in self.engine.obs:
+            return [int(a) + self.low for a in np.flatnonzero(self.engine.obs["legal"][0])]
+        return list(range(self.low, self.high + 1))
+
+    def refusal(self, action):
+        """Why ``action`` is no move of the agent's now (None when it is one)."""
+        if self.done:
+            return "the game is over"
+        if not is_integer(action):
+            return f"an action must be an integer move, got {action!r}"
+        if not self.low <= action <= self.high:
+            return f"move {action} is out of range [{self.low}, {self.high}]"
+        if int(action) not in self.legal():
+            return f"move {action} is not legal here (legal: {self.legal()})"
+        return None
+
+    def observation(self):
+        """The agent's Kaggle observation, shared fields included."""
+        obs = dict(self.env.state[self.seat].observation)
+        for key in self.shared:
+            obs[key] = self.env.state[0].observation.get(key)
+        return json.loads(json.dumps(obs))
+
+    def reward(self):
+        return _plain(self.env.state[self.seat].reward)
+
+    def state(self):
+        return {
+            "game": self.game,
+            "opponent": self.opponent,
+            "seat": self.seat,
+            "configuration": self.configuration,
+            "seed": self.seed,
+            "steps": [list(s) for s in self.steps],
+        }
+
+
+def kaggle_engine(name, engine_config, seed):
+    """A one-episode engine as the Kaggle face builds its own."""
+    from vecenv.engine import Engine
+
+    return Engine(name, num_envs=1, seed=seed, autoreset="disabled", **engine_config)
+
+
+def _key(state):
+    return json.dumps(state, sort_keys=True)
+
+
+class GameEnvironment(GenericEnvironment):
+    """A two-agent game against a built-in opponent (``game`` names it; see the module)."""
+
+    game = None
+    settings = game_settings("a two-agent game")
+
+    def __init__(self, env_info, config_json):
+        super().__init__(env_info, config_json)
+        config = {} if config_json is None else config_json
+        if not isinstance(config, dict):
+            raise ValueError(f"config_json must be an object or null, got {config!r}")
+        unknown = set(config) - {"opponent", "seat", "configuration"}
+        if unknown:
+            raise ValueError(f"unknown config_json keys: {', '.join(sorted(unknown))}")
+        if self.game is None:
+            raise TypeError("GameEnvironment is played through a game's subclass")
+        spec = registry.get_spec(self.game)
+        if spec.num_agents != 2 or spec.kaggle is None:
+            raise ValueError(f"{self.game} is no two-agent Kaggle game")
+        names = registry.game_module(self.game, "agents").NAMES
+        self.opponent = config.get("opponent", names[0])
+        check_agent(self.game, self.opponent)
+        if not isinstance(self.opponent, str):
+            raise ValueError("opponent must be a built-in agent's name")
+        self.seat = config.get("seat", 0)
+        if self.seat != "alternate" and not (is_integer(self.seat) and self.seat in (0, 1)):
+            raise ValueError(f"seat must be 0, 1 or 'alternate', got {self.seat!r}")
+        self.configuration = dict(config.get("configuration") or {})
+        kaggle.make(self.game, configuration=self.configuration)  # refuses a bad configuration
+        self._cache = OrderedDict()
+
+    # -- matches -------------------------------------------------------------------------------
+
+    def _match(self, state, take=False):
+        """The match a state is in: from the cache (removed from it when ``take``), or played
+        again from the state."""
+        key = _key(state)
+        match = self._cache.pop(key, None) if take else self._cache.get(key)
+        if match is not None:
+            return match
+        if not isinstance(state, dict):
+            raise StateError("a state is an object")
+        if state.get("game") != self.game:
+            raise StateError(f"a state of {state.get('game')!r}, not {self.game!r}")
+        seat, seed = state.get("seat"), state.get("seed")
+        if not (is_integer(seat) and seat in (0, 1)):
+            raise StateError(f"seat {seat!r} is not 0 or 1")
+        if not (is_integer(seed) and 0 <= seed < SEED_BOUND):
+            raise StateError(f"seed {seed!r} is not an integer in [0, 2**53)")
+        try:
+            match = Match(self.game, state.get("configuration"), state.get("opponent"), seat, seed)
+        except (ValueError, TypeError) as exc:  # kaggle.InvalidArgument included
+            raise StateError(f"not a state of this environment: {exc}") from None
+        match.replay(state["steps"])
+        if not take:
+            self._keep(key, match)
+        return match
+
+    def _keep(self, key, match):
+        self._cache[key] = match
+        self._cache.move_to_end(key)
+        while len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+
+    # -- the server's interface ----------------------------------------------------------------
+
+    def new_run(self, seed=None):
+        """A new run's state (the opponent's opening move in it when it moves first); ``seed``
+        (optional) fixes the opponent's random stream."""
+        seed = fresh_seed() % SEED_BOUND if seed is None else int(seed)
+        seat = seed % 2 if self.seat == "alternate" else int(self.seat)
+        match = Match(self.game, self.configuration, self.opponent, seat, seed)
+        match.advance()
+        state = match.state()
+        self._keep(_key(state), match)
+        return state
+
+    def get_action_request(self, run_data):
+        match = self._match(run_data.state)
+        return ActionRequest(
+            content={
+                "observation": match.observation(),
+                "legal": match.legal(),
+                "configuration": json.loads(json.dumps(dict(match.env.configuration))),
+            }
+        )
+
+    def act(self, action, run_data):
+        try:
+            match = self._match(run_data.state)
+        except StateError as exc:
+            return ActionResult.error(f"this run cannot be continued: {exc}")
+        problem = match.refusal(action)
+        if problem:
+            return ActionResult.error(f"Invalid action: {problem}")
+        match = self._match(run_data.state, take=True)  # from here on it changes
+        replies = match.play(int(action))
+        state = match.state()
+        self._keep(_key(state), match)
+        extra = replies[0] if len(replies) == 1 else (replies or None)
+        message = f"you played {int(action)}"
+        if replies:
+            message += f", the opponent ({self.opponent}) played {extra}"
+        outcome = None
+        if match.done:
+            outcome = match.reward()
+            message += f"; the game is over, your reward: {outcome}"
+        return ActionResult(
+            new_state=state, message=message, action_extra_info=extra, outcome=outcome
+        )
+
+    def get_abandon_outcome(self, run_data):
+        return -1
+
+    # -- views ---------------------------------------------------------------------------------
+
+    def view_run(self, run_data):
+        """The run's Kaggle replay page (a self-contained HTML page)."""
+        return self._match(run_data.state).env.render(mode="html")
+
+    def _title(self):
+        info = getattr(self, "env_info", None)
+        name = getattr(info, "display_name", None) or self.game
+        return html.escape(str(name))
+
+    def view_env(self, env_data):
+        sign = -1 if self.settings.RATING_OBJECTIVE == "max" else 1
+        agents = sorted(env_data.agents, key=lambda a: (sign * a.agent_rating, a.agent_name))
+        rows = "".join(
+            f"<tr><td>{rank}</td><td>{html.escape(str(a.agent_name))}</td>"
+            f"<td>{_number(a.agent_rating)}</td><td>{a.total_number_of_runs}</td>"
+            f"<td>{'yes' if a.fully_evaluated else 'no'}</td></tr>"
+            for rank, a in enumerate(agents, start=1)
+        )
+        return _page(
+            self._title(),
+            f"<p>Opponent: {html.escape(self.opponent)}; seat: {html.escape(str(self.seat))}</p>"
+            "<h2>Leaderboard</h2><table><tr><th>#</th><th>Agent</th><th>Rating</th>"
+            f"<th>Runs</th><th>Fully evaluated</th></tr>{rows}</table>"
+            f"<h2>Recent runs</h2>{_runs(env_data.recent_runs)}",
+        )
+
+    def view_agent(self, agent_data):
+        name = html.escape(str(agent_data.agent_name))
+        return _page(
+            f"{self._title()}: {name}",
+            f"<table><tr><th>Agent</th><td>{name}</td></tr>"
+            f"<tr><th>Rating</th><td>{_number(agent_data.agent_rating)}</td></tr>"
+            f"<tr><th>Current rating</th><td>{_number(agent_data.current_agent_rating)}</td></tr>"
+            f"<tr><th>Runs</th><td>{agent_data.total_number_of_runs}</td></tr>"
+            "<tr><th>Fully evaluated</th>"
+            f"<td>{'yes' if agent_data.fully_evaluated else 'no'}</td></tr></table>"
+            f"<h2>Recent runs</h2>{_runs(agent_data.recent_runs)}",
+        )
+
+
+def _number(value):
+    if value is None:
+        return ""
+    try:
+        return html.escape(f"{float(value):.3f}")
+    except (TypeError, ValueError):
+        return html.escape(str(value))
+
+
+def _runs(runs):
+    rows = "".join(
+        f"<tr><td>{html.escape(str(r.run_id))}</td><td>{html.escape(str(r.agent_name))}</td>"
+        f"<td>{'running' if r.outcome is None else html.escape(str(r.outcome))}</td></tr>"
+        for r in runs
+    )
+    return f"<table><tr><th>Run</th><th>Agent</th><th>Outcome</th></tr>{rows}</table>"
+
+
+def _page(title, body):
+    return (
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title></head>'
+        f"<body><h1>{title}</h1>{body}</body></html>"
+    )
+
+
+def game_environment(game, class_name):
+    """``GameEnvironment`` for ``game``, as a class named ``class_name``."""
+    return type(
+        class_name,
+        (GameEnvironment,),
+        {
+            "game": game,
+            "settings": game_settings(game),
+            "__module__": __name__,
+            "__qualname__": class_name,
+            "__doc__": f"{game} against a built-in opponent, as an AISysProj environment.",
+        },
+    )
+
+
+ConnectX = game_environment("connectx", "ConnectX")
+TicTacToe = game_environment("tictactoe", "TicTacToe")
+RockPaperScissors = game_environment("rps", "RockPaperScissors")
+
+__all__ = [
+    "ConnectX",
+    "GameEnvironment",
+    "Match",
+    "RockPaperScissors",
+    "StateError",
+    "TicTacToe",
+    "game_environment",
+    "game_settings",
+]
