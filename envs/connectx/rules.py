@@ -34,7 +34,31 @@ def FIELDS(config):
         ("height", np.int64, (config["columns"],)),
         ("filled", np.int64),
         ("last", np.int64),
+        # Where the board fits 64 bits (columns * (rows + 1) <= 64), each mark's checkers as a
+        # bitboard: column c's rows from the bottom up are bits c * (rows + 1) + 0 .. rows - 1,
+        # and bit rows of each column stays clear, so a line never runs from one column's top
+        # into the next column's bottom. Zero where the board does not fit.
+        ("bits", np.uint64, (2,)),
     ]
+
+
+def fits_bits(rows, columns):
+    """Whether a rows x columns board has its bitboards (see FIELDS)."""
+    return columns * (rows + 1) <= 64
+
+
+def bitboards(boards, rows, columns):
+    """The bitboards of stacked boards (records, rows * columns): (records, 2) uint64."""
+    out = np.zeros((boards.shape[0], 2), dtype=np.uint64)
+    if not fits_bits(rows, columns):
+        return out
+    cells = boards.reshape(-1, rows, columns)
+    for r in range(rows):
+        for c in range(columns):
+            bit = np.uint64(1) << np.uint64(c * (rows + 1) + rows - 1 - r)
+            for k in range(2):
+                out[:, k] |= np.where(cells[:, r, c] == k + 1, bit, np.uint64(0))
+    return out
 
 
 STATE_BOUNDS = {"board": (0, 2), "status": (0, 5)}
@@ -56,6 +80,8 @@ def check_state(records, config):
     last = records["last"]
     if ((last < -1) | (last >= rows * columns)).any():
         return "invalid state: last must be -1 or a cell of the board"
+    if (records["bits"] != bitboards(records["board"], rows, columns)).any():
+        return "invalid state: bits must be the board's bitboards"
     return None
 
 
@@ -65,10 +91,38 @@ def drop(s, rows, columns, column, mark):
     its row."""
     row = rows - 1 - s.height[column]
     s.board[column + row * columns] = mark
+    if columns * (rows + 1) <= 64:
+        s.bits[mark - 1] |= np.uint64(1) << np.uint64(column * (rows + 1) + s.height[column])
     s.height[column] += 1
     s.filled += 1
     s.last = column + row * columns
     return row
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def run_bits(mine, cell, shift, limit):
+    """How many of ``mine``'s bits follow bit ``cell`` in steps of ``shift``, up to ``limit``."""
+    at = cell
+    for n in range(limit):
+        at += shift
+        if at < 0 or at >= 64 or (mine >> np.uint64(at)) & np.uint64(1) == 0:
+            return n
+    return limit
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def wins_bits(mine, rows, inarow, row, column):
+    """``wins`` on the mover's bitboard: the same four lines through the same cell (down; left
+    and right; the two diagonals), without a branch per board cell."""
+    need = inarow - 1
+    h = rows + 1
+    cell = column * h + rows - 1 - row
+    return (
+        run_bits(mine, cell, -1, need) >= need
+        or run_bits(mine, cell, h, need) + run_bits(mine, cell, -h, need) >= need
+        or run_bits(mine, cell, h - 1, need) + run_bits(mine, cell, 1 - h, need) >= need
+        or run_bits(mine, cell, h + 1, need) + run_bits(mine, cell, -h - 1, need) >= need
+    )
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
@@ -110,6 +164,7 @@ def reset(s, cfg):
     s.height[:] = 0
     s.filled = 0
     s.last = -1
+    s.bits[:] = 0
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -127,7 +182,10 @@ def step(s, cfg, actions, rewards):
             # On a stacked board the checker dropped is the column's topmost of its mark: where
             # Kaggle looks for a line.
             row = drop(s, cfg.rows, cfg.columns, column, mark)
-            won = wins(board, cfg.rows, cfg.columns, cfg.inarow, row, column, mark)
+            if cfg.columns * (cfg.rows + 1) <= 64:
+                won = wins_bits(s.bits[a], cfg.rows, cfg.inarow, row, column)
+            else:
+                won = wins(board, cfg.rows, cfg.columns, cfg.inarow, row, column, mark)
             settle(s, a, won, s.filled == board.shape[0])
     return end_step(s, cfg, rewards)
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import vecenv
 from tests.kaggle.reference import kaggle
 from tests.kaggle.reference import make as kaggle_make
-from vecenv.envs.connectx import agents, render
+from vecenv.envs.connectx import agents, render, rules
 from vecenv.kernels.agents import AGENT_RNG
 from vecenv.kernels.rng import seed_word
 from vecenv.kernels.turns import (
@@ -411,6 +411,10 @@ def set_position(engine, i, board, mark):
     record["height"] = height
     record["filled"] = height.sum()
     record["last"] = -1
+    config = engine.config
+    record["bits"] = rules.bitboards(
+        np.asarray(board).reshape(1, -1), config["rows"], config["columns"]
+    )[0]
     record["status"] = [ACTIVE, INACTIVE] if mark == 1 else [INACTIVE, ACTIVE]
     engine.set_state(record, i)
 
