@@ -3,7 +3,8 @@
 A game's ``agents.py`` declares:
 - ``NAMES``: its agents' names, as its reference (kaggle-environments) names them; an agent's
   index in ``NAMES`` is its ``kind``;
-- ``MEMORY``: how many int64 words one agent keeps from step to step of a match (0 if none);
+- ``MEMORY``: how many int64 words one agent keeps from step to step of a match (0 if none), or
+  a function of the configuration dict giving it (``memory_words`` reads either);
 - ``act(kind, obs, i, player, step, cfg, memory, r) -> int``: agent ``kind``'s action for seat
   ``player`` of episode ``i``, called only while that seat is ACTIVE. ``obs`` is the engine's tuple
   of observation arrays (the spec's array fields, in order: shared ones (N, ...), the others
@@ -34,6 +35,13 @@ def agent_words(episode_words, out, mask):
         if mask[i]:
             for k in range(out.shape[1]):
                 out[i, k] = mix64((episode_words[i] ^ _AGENTS) + np.uint64(k + 1) * GOLDEN)
+
+
+def memory_words(module, config):
+    """The words of memory one agent of a game's ``agents`` module keeps (at least 1, so every
+    agent has a row to be handed), under ``config``."""
+    words = module.MEMORY
+    return max(int(words(config) if callable(words) else words), 1)
 
 
 @nb.njit(cache=True, error_model="numpy")

@@ -21,7 +21,7 @@ import numpy as np
 
 import vecenv
 from vecenv import registry
-from vecenv.kernels.agents import AGENT_RNG, agent_words
+from vecenv.kernels.agents import AGENT_RNG, agent_words, memory_words
 from vecenv.kernels.turns import (
     ACTIVE,
     ERROR,
@@ -156,11 +156,8 @@ class Seats:
         self.module = registry.game_module(engine.name, "agents")
         self.names = tuple(self.module.NAMES) if self.module is not None else ()
         self.kinds = np.full((m, 2), -1, dtype=np.int64)  # -1: not a built-in agent
-        words = 0
-        if self.module is not None:
-            words = self.module.MEMORY
-            words = words(engine.config) if callable(words) else words
-        self.memory = np.zeros((m, 2, max(int(words), 1)), dtype=np.int64)
+        words = memory_words(self.module, engine.config) if self.module is not None else 1
+        self.memory = np.zeros((m, 2, words), dtype=np.int64)
         self.rngs = np.zeros((m, 2), dtype=AGENT_RNG)
         self.reseed()
         self.policies = []  # (policy, seat of each episode)

@@ -46,6 +46,7 @@ import numpy as np
 from vecenv.kernels.rng import integer
 
 from .rules import EMPTY, wins
+from .rules import fits_bits as rules_fit_bits
 
 NAMES = ("random", "negamax")
 RANDOM = 0
@@ -151,8 +152,9 @@ ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 @nb.njit(cache=True, error_model="numpy")
 def fits_bits(rows, columns):
-    """Whether the bitboard search takes a ``rows`` x ``columns`` board."""
-    return columns >= 2 and rows >= 1 and columns * (rows + 1) <= 64
+    """Whether the bitboard search takes a ``rows`` x ``columns`` board: one with the rules'
+    bitboards, of two columns or more."""
+    return columns >= 2 and rows >= 1 and rules_fit_bits(rows, columns)
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -345,18 +347,7 @@ def coin(r, coin_mode):
 def open_column(board, columns, r, coin_mode):
     """The fallback: an open column (uniform, the first or the last one), or -1 if none."""
     if coin_mode == COIN_RANDOM:
-        count = 0
-        for column in range(columns):
-            if board[column] == EMPTY:
-                count += 1
-        if count == 0:
-            return -1
-        pick = integer(r, count)
-        for column in range(columns):
-            if board[column] == EMPTY:
-                if pick == 0:
-                    return column
-                pick -= 1
+        return random_column(r, board, columns)
     found = -1
     for column in range(columns):
         if board[column] == EMPTY:
@@ -364,6 +355,30 @@ def open_column(board, columns, r, coin_mode):
             if coin_mode == COIN_FIRST:
                 return found
     return found
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def root(board, rows, columns, inarow, mark, bits):
+    """What the root's search starts from: ``(ok, mine, theirs, geo, found)``, the bitboards
+    (``ok`` False: the search runs on the board array), the search's constants and the "can win
+    next" column (-1 when none)."""
+    ok, mine, theirs = bitboards(board, rows, columns, mark)
+    ok = ok and bits
+    geo = geometry(rows, columns, inarow)
+    if ok:
+        found = bits_winning_column(mine, theirs, rows, columns, geo)
+    else:
+        found = winning_column(board, rows, columns, inarow, mark)
+    return ok, mine, theirs, geo, found
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def root_score(board, rows, columns, inarow, mark, depth, moves, column, ok, mine, theirs, geo):
+    """The root's score of open ``column``, on the bitboards where ``ok``."""
+    if ok:
+        cell = column_cell(landing_cells(mine | theirs, geo), column, rows)
+        return bits_column_score(mine, theirs, depth, moves, rows * columns, geo, cell)
+    return column_score(board, rows, columns, inarow, mark, depth, moves, column)
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -375,25 +390,25 @@ def negamax_column(board, rows, columns, inarow, mark, depth, r, coin_mode, bits
     moves = count_moves(board)
     best_column = -1
     if moves != size:
-        ok, mine, theirs = bitboards(board, rows, columns, mark)
-        ok = ok and bits
-        geo = geometry(rows, columns, inarow)
-        if ok:
-            best_column = bits_winning_column(mine, theirs, rows, columns, geo)
-        else:
-            best_column = winning_column(board, rows, columns, inarow, mark)
+        ok, mine, theirs, geo, best_column = root(board, rows, columns, inarow, mark, bits)
         if best_column < 0:
-            cells = landing_cells(mine | theirs, geo)
             best = -1.0 * size
             for column in range(columns):
                 if board[column] == EMPTY:
-                    if ok:
-                        cell = column_cell(cells, column, rows)
-                        score = bits_column_score(mine, theirs, depth, moves, size, geo, cell)
-                    else:
-                        score = column_score(
-                            board, rows, columns, inarow, mark, depth, moves, column
-                        )
+                    score = root_score(
+                        board,
+                        rows,
+                        columns,
+                        inarow,
+                        mark,
+                        depth,
+                        moves,
+                        column,
+                        ok,
+                        mine,
+                        theirs,
+                        geo,
+                    )
                     if score > best or (score == best and coin(r, coin_mode)):
                         best = score
                         best_column = column
@@ -412,25 +427,14 @@ def negamax_scores(board, rows, columns, inarow, mark, depth, scores, bits=True)
     scores[:] = -np.inf
     if moves == size:
         return -1
-    ok, mine, theirs = bitboards(board, rows, columns, mark)
-    ok = ok and bits
-    geo = geometry(rows, columns, inarow)
-    if ok:
-        found = bits_winning_column(mine, theirs, rows, columns, geo)
-    else:
-        found = winning_column(board, rows, columns, inarow, mark)
+    ok, mine, theirs, geo, found = root(board, rows, columns, inarow, mark, bits)
     if found >= 0:
         return found
-    cells = landing_cells(mine | theirs, geo)
     for column in range(columns):
         if board[column] == EMPTY:
-            if ok:
-                cell = column_cell(cells, column, rows)
-                scores[column] = bits_column_score(mine, theirs, depth, moves, size, geo, cell)
-            else:
-                scores[column] = column_score(
-                    board, rows, columns, inarow, mark, depth, moves, column
-                )
+            scores[column] = root_score(
+                board, rows, columns, inarow, mark, depth, moves, column, ok, mine, theirs, geo
+            )
     return -1
 
 

@@ -42,6 +42,7 @@ def FIELDS(config):
     ]
 
 
+@nb.njit(cache=True, error_model="numpy")
 def fits_bits(rows, columns):
     """Whether a rows x columns board has its bitboards (see FIELDS)."""
     return columns * (rows + 1) <= 64
@@ -91,7 +92,7 @@ def drop(s, rows, columns, column, mark):
     its row."""
     row = rows - 1 - s.height[column]
     s.board[column + row * columns] = mark
-    if columns * (rows + 1) <= 64:
+    if fits_bits(rows, columns):
         s.bits[mark - 1] |= np.uint64(1) << np.uint64(column * (rows + 1) + s.height[column])
     s.height[column] += 1
     s.filled += 1
@@ -182,7 +183,7 @@ def step(s, cfg, actions, rewards):
             # On a stacked board the checker dropped is the column's topmost of its mark: where
             # Kaggle looks for a line.
             row = drop(s, cfg.rows, cfg.columns, column, mark)
-            if cfg.columns * (cfg.rows + 1) <= 64:
+            if fits_bits(cfg.rows, cfg.columns):
                 won = wins_bits(s.bits[a], cfg.rows, cfg.inarow, row, column)
             else:
                 won = wins(board, cfg.rows, cfg.columns, cfg.inarow, row, column, mark)

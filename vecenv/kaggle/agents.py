@@ -20,7 +20,7 @@ from urllib.parse import urlparse
 import numpy as np
 
 from vecenv import registry
-from vecenv.kernels.agents import AGENT_RNG
+from vecenv.kernels.agents import AGENT_RNG, memory_words
 
 from .errors import DeadlineExceeded, InvalidArgument
 from .structs import Struct, structify
@@ -37,11 +37,6 @@ def agents_module(game):
     return module
 
 
-def memory_words(module, config):
-    words = module.MEMORY
-    return int(words(config) if callable(words) else words)
-
-
 def _argcount(fn):
     code = getattr(fn, "__code__", None)
     return code.co_argcount if code is not None else 2
@@ -56,7 +51,7 @@ class Policy:
         self.module = module
         self.kind = kind
         self.cfg = config_record
-        self.memory = np.zeros(max(memory_words(module, config), 1), dtype=np.int64)
+        self.memory = np.zeros(memory_words(module, config), dtype=np.int64)
         self.rng = np.zeros(1, dtype=AGENT_RNG)
         self.reset()
 
