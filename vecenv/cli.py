@@ -4,6 +4,7 @@
     vecenv train random --env CartPole-v1 --episodes 10 [--seed S] [--render] [--render-to F]
     vecenv bench --env CartPole-v1 --num-envs 1,64,4096 --threads 1,2 [--steps K | --seconds S]
     vecenv play connectx --agents negamax random --matches 10000 [--replay FILE.html]
+    vecenv arena serve | env add | agent add | agents | play   (see vecenv.cli_arena)
 
 ``--env`` takes one of our games (a Gymnasium id such as ``CartPole-v1`` or a folder name such as
 ``cartpole``) or ``gym.<Id>`` for Gymnasium's own environment, which runs through the same code for
@@ -218,6 +219,9 @@ def build_parser():
     from .cli_play import add_parser as add_play
 
     add_play(sub)
+    from .cli_arena import add_parser as add_arena
+
+    add_arena(sub)
     return parser
 
 
@@ -240,6 +244,8 @@ def main(argv=None):
             from .cli_play import cmd_play
 
             return cmd_play(args, out)
+        if args.command == "arena":
+            return args.func(args, out)
         from .cli_bench import cmd_bench
 
         return cmd_bench(args, out)

@@ -21,6 +21,7 @@ def specs():
     return found
 
 
+@functools.cache
 def _aliases():
     table = {}
     for name, spec in specs().items():

@@ -3,13 +3,11 @@
 Episodes come from kaggle-environments itself (``env.toJSON()``), except tictactoe, which it no
 longer ships: that one is a toJSON-shaped dict built here. Pixel checks read the canvas at the cell
 centres the game's drawing code reports and compare them with the colours of the board's values.
-Without Chromium or Playwright the browser tests skip, except under ``CI``, where they fail.
+The browser comes from ``tests/browser.py``.
 """
 
 import io
 import json
-import os
-import shutil
 from dataclasses import dataclass, field
 
 import pytest
@@ -27,39 +25,6 @@ RPS_SIGNS = [
     ("Lizard", (0x43, 0xA0, 0x47)),
 ]
 GAMES = ["connectx", "tictactoe", "rps"]
-
-
-def _chromium():
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def _require_browser():
-    """Skips (fails under CI) when Playwright or the system Chromium is missing."""
-    reason = None
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        reason = "the playwright package is not installed (pip install playwright)"
-    if reason is None and _chromium() is None:
-        reason = "no system Chromium on PATH (apt-get install chromium)"
-    if reason is not None:
-        if os.environ.get("CI"):
-            pytest.fail(f"browser tests must run in CI: {reason}")
-        pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=_chromium(),
-            args=["--no-sandbox", "--force-color-profile=srgb"],
-        )
-        yield b
-        b.close()
 
 
 @dataclass

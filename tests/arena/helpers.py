@@ -1,0 +1,75 @@
+"""Shared pieces of the arena tests: environments, database snapshots, a policy, ratings."""
+
+import copy
+import random
+
+from sqlalchemy import select
+
+from vecenv.aisys.environment import RockPaperScissors
+from vecenv.arena.models import AgentRow, EnvironmentRow, RunRow
+
+TICTACTOE = "vecenv.aisys.environment:TicTacToe"
+RPS = "vecenv.aisys.environment:RockPaperScissors"
+ROUNDS = 2  # actions in a run of SHORT_RPS
+SHORT_RPS = {  # every round counting in the score
+    "opponent": "rock",
+    "configuration": {"episodeSteps": ROUNDS + 1, "tieRewardThreshold": 1},
+}
+
+
+class Failing(RockPaperScissors):
+    """rps whose ``act`` fails on the action 2 (a plugin bug the arena must survive)."""
+
+    def act(self, action, run_data):
+        if action == 2:
+            raise RuntimeError("a bug in the plugin")
+        return super().act(action, run_data)
+
+
+def snapshot(arena):
+    """Every row of every table, as plain tuples (to compare before and after)."""
+    tables = []
+    with arena.Session() as session:
+        for model in (EnvironmentRow, AgentRow, RunRow):
+            columns = model.__table__.columns.keys()
+            rows = session.scalars(select(model)).all()
+            tables.append(sorted(tuple(getattr(r, c) for c in columns) for r in rows))
+    return tables
+
+
+def random_moves(seed=0):
+    rng = random.Random(seed)
+    return lambda percept: rng.choice(percept["legal"])
+
+
+def answer(requests, policy):
+    return [
+        {"run": r["run"], "act_no": r["act_no"], "action": policy(r["percept"])} for r in requests
+    ]
+
+
+def rps_score(history):
+    """The agent's score against the rock opponent: +1 for paper, -1 for scissors a round."""
+    return sum((action == 1) - (action == 2) for action, _ in history)
+
+
+def expected_ratings(outcomes, settings):
+    """``(current, best, fully evaluated)`` after ``outcomes`` in order, by AISysProj's rule:
+    the current rating is the mean of the last MIN_RUNS outcomes; the best one moves with it
+    from INITIAL_RATING once MIN_RUNS runs are finished."""
+    window = settings.MIN_RUNS_FOR_FULLY_EVALUATED
+    current = best = settings.INITIAL_RATING
+    pick = max if settings.RATING_OBJECTIVE == "max" else min
+    for n in range(1, len(outcomes) + 1):
+        recent = outcomes[max(0, n - window) : n]
+        current = sum(recent) / len(recent)
+        if n >= window:
+            best = pick(best, current)
+    return current, best, len(outcomes) >= window
+
+
+class Unabandonable(RockPaperScissors):
+    """rps whose runs cannot be abandoned."""
+
+    settings = copy.copy(RockPaperScissors.settings)
+    settings.CAN_ABANDON_RUNS = False

@@ -1,0 +1,227 @@
+"""The arena served for real on 127.0.0.1: HTTP errors, 20 concurrent clients, a killed server."""
+
+import http.client
+import json
+import re
+import subprocess
+import sys
+import threading
+import urllib.parse
+
+import pytest
+from sqlalchemy import select
+
+from vecenv.arena import client
+from vecenv.arena.arena import load_class
+from vecenv.arena.models import AgentRow, RunRow
+from vecenv.arena.protocol import MAX_BODY
+
+from .helpers import ROUNDS, RPS, SHORT_RPS, expected_ratings, random_moves, rps_score
+
+CLIENTS = 20
+RUNS = 200
+CLIENT_TIMEOUT = 300  # seconds for all clients together (they finish in well under a minute)
+
+
+def put(url, env, body, raw=None):
+    """``PUT /act/<env>``: (status, decoded answer)."""
+    parts = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
+    try:
+        data = raw if raw is not None else json.dumps(body).encode()
+        conn.request("PUT", f"/act/{env}", data, {"Content-Type": "application/json"})
+        response = conn.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        conn.close()
+
+
+def test_http_refusals_are_json_4xx(arena_db, start_server):
+    db, arena = arena_db
+    arena.add_environment("rps", env_class=RPS, config=SHORT_RPS)
+    alice = arena.add_agent("rps", "alice")
+    server = start_server(db)
+    ok = {"protocol_version": 1, "agent": "alice", "pwd": alice["pwd"]}
+    status, first = put(server.url, "rps", ok)
+    assert status == 200 and len(first["action_requests"]) == 5
+    cases = [
+        ("rps", None, b"{not json", 400, "not JSON"),
+        ("rps", None, b"\xff\xfe", 400, "not JSON"),
+        ("rps", None, b" " * (MAX_BODY + 10), 413, ""),
+        ("nope", ok, None, 404, "no environment"),
+        ("rps", dict(ok, pwd="guess"), None, 401, "wrong password"),
+        ("rps", dict(ok, actions=[dict(run="1", act_no=7, action=0)]), None, 409, "stale"),
+    ]
+    before = arena.agents()
+    for env, body, raw, status, words in cases:
+        got, answer = put(server.url, env, body, raw)
+        assert got == status, (env, body, raw and raw[:20], answer)
+        assert set(answer) == {"errorcode", "errorname", "description"}
+        assert answer["errorcode"] == status and words in answer["description"]
+    assert arena.agents() == before
+    # nothing was played or started by the refused requests: the same five runs are asked for
+    assert put(server.url, "rps", ok) == (200, first)
+
+
+def test_twenty_clients_play_and_every_run_and_rating_is_right(arena_db, start_server):
+    db, arena = arena_db
+    arena.add_environment("rps", env_class=RPS, config=SHORT_RPS)
+    configs = [arena.add_agent("rps", f"agent{k}") for k in range(CLIENTS)]
+    server = start_server(db)
+    results, errors = {}, []
+
+    def play(k):
+        try:
+            config = dict(configs[k], url=server.url)
+            results[k] = client.play(config, random_moves(k), RUNS)
+        except Exception as exc:  # reported below, with the client's number
+            errors.append((k, repr(exc)))
+
+    threads = [threading.Thread(target=play, args=(k,)) for k in range(CLIENTS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(CLIENT_TIMEOUT)
+    assert not any(t.is_alive() for t in threads), "clients did not finish in time"
+    assert not errors
+    assert all(len(results[k]) >= RUNS for k in range(CLIENTS))
+
+    settings = load_class(RPS).settings
+    with arena.Session() as session:
+        agents = {a.id: a for a in session.scalars(select(AgentRow))}
+        runs = session.scalars(select(RunRow).order_by(RunRow.finish_no)).all()
+    outcomes = {a: [] for a in agents}
+    for run in runs:
+        agent = agents[run.agent_id]
+        if not run.finished:
+            assert json.loads(run.outcome) is None
+            continue
+        outcome = json.loads(run.outcome)
+        # what the client was told, and what the game gives when played again
+        k = int(agent.name[len("agent") :])
+        assert results[k].get(str(run.id), outcome) == outcome
+        history = json.loads(run.history)
+        assert len(history) == ROUNDS and {extra for _, extra in history} == {0}
+        assert rps_score(history) == outcome
+        outcomes[run.agent_id].append(outcome)
+    for agent_id, agent in agents.items():
+        assert len(outcomes[agent_id]) == agent.total_runs >= RUNS
+        current, best, evaluated = expected_ratings(outcomes[agent_id], settings)
+        assert agent.current_rating == pytest.approx(current)
+        assert agent.best_rating == pytest.approx(best)
+        assert agent.fully_evaluated == evaluated
+
+
+def test_a_killed_server_keeps_every_acknowledged_action(arena_db, start_server):
+    db, arena = arena_db
+    arena.add_environment("rps", env_class=RPS, config=SHORT_RPS)
+    config = arena.add_agent("rps", "alice")
+    server = start_server(db)
+    acknowledged, finished = [], {}
+    enough = threading.Event()
+    policy = random_moves(3)
+
+    def keep_playing():
+        connection = client.Connection(dict(config, url=server.url))
+        actions = []
+        try:
+            while True:
+                answer = connection.send(actions)
+                acknowledged.extend(actions)  # the arena answered: they are stored
+                finished.update(answer["finished_runs"])
+                if len(acknowledged) >= 60:
+                    enough.set()
+                actions = [
+                    {"run": r["run"], "act_no": r["act_no"], "action": policy(r["percept"])}
+                    for r in answer["action_requests"]
+                ]
+        except client.ClientError:
+            pass  # the server is gone
+        finally:
+            connection.close()
+
+    player = threading.Thread(target=keep_playing)
+    player.start()
+    assert enough.wait(120)
+    server.kill()  # while the client keeps sending
+    player.join(60)
+    assert not player.is_alive()
+
+    restarted = start_server(db)
+    with arena.Session() as session:
+        runs = {str(r.id): r for r in session.scalars(select(RunRow))}
+    for action in acknowledged:
+        history = json.loads(runs[action["run"]].history)
+        assert history[action["act_no"]][0] == action["action"]
+    for run, outcome in finished.items():
+        assert runs[run].finished and json.loads(runs[run].outcome) == outcome
+    # the restarted arena goes on where it stopped
+    more = client.play(dict(config, url=restarted.url), policy, 5)
+    assert len(more) >= 5
+
+
+def test_command_line_administers_and_plays(tmp_path, start_server):
+    db = str(tmp_path / "cli.sqlite")
+
+    def vecenv(*args):
+        done = subprocess.run(
+            [sys.executable, "-m", "vecenv", "arena", *args, "--db", db],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    vecenv(
+        "env",
+        "add",
+        "ttt",
+        "--class",
+        "vecenv.aisys.environment:TicTacToe",
+        "--opponent",
+        "reaction",
+        "--seat",
+        "alternate",
+    )
+    assert "ttt" in vecenv("env", "list")
+    printed = json.loads(vecenv("agent", "add", "alice"))
+    assert printed["agent"] == "alice" and printed["env"] == "ttt"
+    server = start_server(db)
+    config_file = tmp_path / "alice.json"
+    config_file.write_text(json.dumps(dict(printed, url=server.url)))
+    played = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "vecenv",
+            "arena",
+            "play",
+            "--config",
+            str(config_file),
+            "--agent",
+            "random",
+            "--runs",
+            "12",
+            "--game",
+            "tictactoe",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert played.returncode == 0, played.stderr
+    finished = re.search(r"alice on ttt: (\d+) runs finished", played.stdout)
+    assert finished and int(finished.group(1)) >= 12, played.stdout
+    listing = vecenv("agents")
+    row = next(line for line in listing.splitlines() if "alice" in line)
+    assert int(row.split()[4]) >= 12
+    # a bad password is refused with the arena's reason
+    config_file.write_text(json.dumps(dict(printed, url=server.url, pwd="guess")))
+    refused = subprocess.run(
+        [sys.executable, "-m", "vecenv", "arena", "play", "--config", str(config_file)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert refused.returncode == 2 and "wrong password" in refused.stderr

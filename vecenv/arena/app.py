@@ -1,0 +1,82 @@
+"""The arena over HTTP (Flask): protocol v1 at ``/act/<env>``, and the pages.
+
+Routes, as AISysProj names them: ``GET|PUT /act/<env>`` (an agent's request), ``/`` (the
+environments), ``/env/<env>`` (the leaderboard), ``/agent/<env>/<agent>`` and
+``/run/<env>/<run>``. A refused request is answered with its status and
+``{"errorcode", "errorname", "description"}``, as AISysProj's are.
+"""
+
+import json
+
+from flask import Flask, Response, request
+from werkzeug.exceptions import HTTPException
+
+from .protocol import MAX_BODY, ArenaError
+
+
+def _error(status, name, description):
+    body = {"errorcode": status, "errorname": name, "description": description}
+    return Response(json.dumps(body), status=status, mimetype="application/json")
+
+
+def create_app(arena):
+    app = Flask("vecenv.arena")
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+
+    @app.errorhandler(ArenaError)
+    def _refused(exc):
+        names = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found"}
+        names.update({409: "Conflict", 413: "Payload Too Large", 500: "Internal Server Error"})
+        return _error(exc.status, names.get(exc.status, "Error"), exc.message)
+
+    @app.errorhandler(HTTPException)
+    def _http(exc):
+        return _error(exc.code, exc.name, exc.description)
+
+    @app.route("/act/<env>", methods=["GET", "PUT"])
+    def act(env):
+        data = request.get_data(cache=False)  # over MAX_CONTENT_LENGTH: 413
+        try:
+            body = json.loads(data)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ArenaError(400, f"the body is not JSON: {exc}") from None
+        answer = arena.act(env, body)
+        return Response(json.dumps(answer), mimetype="application/json")
+
+    def page(text):
+        return Response(text, mimetype="text/html")
+
+    @app.route("/")
+    def index():
+        return page(arena.index_page())
+
+    @app.route("/env/<env>")
+    def env_page(env):
+        return page(arena.view_env(env))
+
+    @app.route("/agent/<env>/<agent>")
+    def agent_page(env, agent):
+        return page(arena.view_agent(env, agent))
+
+    @app.route("/run/<env>/<run>")
+    def run_page(env, run):
+        return page(arena.view_run(env, run))
+
+    return app
+
+
+def serve(arena, host="127.0.0.1", port=8000, threads=8, ready=None):
+    """Serve the arena with waitress (a production WSGI server) until interrupted; ``ready``,
+    when given, is called with the bound port once the server listens. Flask answers bodies over
+    MAX_BODY with a JSON 413; waitress refuses far larger ones before reading them."""
+    from waitress import create_server
+
+    server = create_server(
+        create_app(arena), host=host, port=port, threads=threads, max_request_body_size=4 * MAX_BODY
+    )
+    if ready is not None:
+        ready(server.effective_port)
+    try:
+        server.run()
+    finally:
+        server.close()
