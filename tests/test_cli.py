@@ -66,14 +66,15 @@ def test_list_shows_games_ids_and_faces(capsys):
     header, *rows = out.splitlines()
     assert header.split()[:3] == ["name", "gym", "id"]
     cartpole = next(r for r in rows if r.startswith("cartpole "))
-    assert cartpole.split()[:5] == ["cartpole", "CartPole-v1", "gym", "1", "Discrete(2)"]
+    assert cartpole.split()[:5] == ["cartpole", "CartPole-v1", "gym,aisys", "1", "Discrete(2)"]
     assert "(4,)" in cartpole
     assert len(rows) == len(registry.list_envs())
 
 
 def test_faces_come_from_the_spec():
-    assert faces(registry.get_spec("cartpole")) == ["gym"]
-    assert faces(registry.get_spec("catch")) == ["gym", "csuite"]
+    assert faces(registry.get_spec("cartpole")) == ["gym", "aisys"]
+    assert faces(registry.get_spec("catch")) == ["gym", "csuite", "aisys"]
+    assert faces(registry.get_spec("connectx")) == ["gym", "kaggle", "aisys"]
 
 
 # -- train -----------------------------------------------------------------------------------------

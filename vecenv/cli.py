@@ -32,8 +32,14 @@ FACES = (
     ("gym", lambda spec: bool(spec.gym.get("id"))),
     ("csuite", lambda spec: "csuite" in spec.raw),
     ("kaggle", lambda spec: spec.kaggle is not None),
-    ("aisys", lambda spec: spec.kaggle is not None and spec.num_agents == 2),
+    ("aisys", lambda spec: _aisys_playable(spec)),
 )
+
+
+def _aisys_playable(spec):
+    from vecenv.aisys.catalog import playable
+
+    return playable(spec)
 
 
 def faces(spec):

@@ -302,8 +302,11 @@ def test_views_escape_and_show():
     ]
     html = env.view_env(EnvData(agents=agents, recent_runs=runs))
     assert "<script>" not in html and "&lt;script&gt;" in html
-    order = [html.index(n) for n in ("&lt;script&gt;", "mid", "low")]
-    assert order == sorted(order)  # best rating first
+    # fully evaluated agents best first, then the others
+    order = [html.index(n) for n in ("&lt;script&gt;", "low", "Not fully evaluated", "mid")]
+    assert order == sorted(order)
+    assert 'href="/agent/connectx/%3Cscript%3Ealert%281%29%3C%2Fscript%3E"' in html
+    assert 'href="/run/connectx/2"' in html
     assert "0.750" in html and "running" in html and "bob" in html
     agent_html = env.view_agent(agents[1])
     assert "<script>" not in agent_html and "&lt;script&gt;" in agent_html

@@ -48,6 +48,23 @@ def answer(requests, policy):
     ]
 
 
+def request(config, actions=(), **extra):
+    """A protocol-v1 request body of the agent ``config``."""
+    return {"agent": config["agent"], "pwd": config["pwd"], "actions": list(actions), **extra}
+
+
+def play_runs(arena, env, config, runs, policy, parallel=True):
+    """Answer every action request in-process until ``runs`` runs finished: their outcomes, and
+    the last answer."""
+    finished = {}
+    reply = arena.act(env, request(config, parallel_runs=parallel))
+    while len(finished) < runs:
+        actions = answer(reply["action_requests"], policy)
+        reply = arena.act(env, request(config, actions, parallel_runs=parallel))
+        finished.update(reply["finished_runs"])
+    return finished, reply
+
+
 def rps_score(history):
     """The agent's score against the rock opponent: +1 for paper, -1 for scissors a round."""
     return sum((action == 1) - (action == 2) for action, _ in history)

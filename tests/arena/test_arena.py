@@ -18,7 +18,9 @@ from .helpers import (
     TICTACTOE,
     answer,
     expected_ratings,
+    play_runs,
     random_moves,
+    request,
     rps_score,
     snapshot,
 )
@@ -31,22 +33,6 @@ def arena(tmp_path):
     arena.add_environment("rps", env_class=RPS, config=SHORT_RPS, name="Short rps")
     yield arena
     arena.close()
-
-
-def request(config, actions=(), **extra):
-    return {"agent": config["agent"], "pwd": config["pwd"], "actions": list(actions), **extra}
-
-
-def play(arena, env, config, runs, policy, parallel=True):
-    """Answer every action request until ``runs`` runs finished; the finished runs' outcomes."""
-    finished = {}
-    reply = arena.act(env, request(config, parallel_runs=parallel))
-    while len(finished) < runs:
-        reply = arena.act(
-            env, request(config, answer(reply["action_requests"], policy), parallel_runs=parallel)
-        )
-        finished.update(reply["finished_runs"])
-    return finished, reply
 
 
 # -- administration ------------------------------------------------------------------------------
@@ -111,7 +97,7 @@ def test_first_request_starts_runs_and_asks_for_actions(arena):
 
 def test_runs_are_played_to_their_outcome_and_rated(arena):
     config = arena.add_agent("rps", "alice")
-    finished, _ = play(arena, "rps", config, 30, random_moves(1))
+    finished, _ = play_runs(arena, "rps", config, 30, random_moves(1))
     live = arena._environment("rps")
     with arena.Session() as session:
         agent = session.scalars(select(AgentRow)).one()
@@ -212,7 +198,7 @@ def test_refusals_are_4xx_and_write_nothing(arena):
 
 def test_a_finished_run_takes_no_more_actions(arena):
     config = arena.add_agent("rps", "alice")
-    finished, _ = play(arena, "rps", config, 1, random_moves())
+    finished, _ = play_runs(arena, "rps", config, 1, random_moves())
     run = next(iter(finished))
     _refusal(
         arena,
@@ -262,7 +248,7 @@ def test_garbage_is_refused_with_4xx(arena, body):
 
 def test_pages_show_the_leaderboard_agents_and_runs(arena):
     config = arena.add_agent("rps", "alice")
-    finished, _ = play(arena, "rps", config, 3, random_moves())
+    finished, _ = play_runs(arena, "rps", config, 3, random_moves())
     page = arena.view_env("rps")
     assert "Short rps" in page and "alice" in page
     assert "alice" in arena.view_agent("rps", "alice")

@@ -11,8 +11,8 @@ A run's state is JSON: the game, opponent, seat, configuration, the seed of the 
 stream and ``steps``, every Kaggle step's actions by seat (None for a seat that did not move). It
 is continued by playing those steps again on the Kaggle face, the opponent's moves computed by its
 numba policy on an engine stepped alongside (and checked against the recorded ones), so the same
-state always gives the same continuation. Matches just played are kept in a small per-process
-cache keyed by their state, so a run played in order costs one step per action.
+state always gives the same continuation. Matches just played are kept in a per-instance cache
+keyed by their state (``CACHE_SIZE`` of them), so a run played in order costs one step per action.
 
 The action request is ``{"observation": ..., "legal": [...], "configuration": ...}``: the agent's
 Kaggle observation (shared fields included), its legal moves and the game's configuration. An
@@ -23,32 +23,18 @@ agent's final Kaggle reward (1 win, 0 draw, -1 loss; rps: its score).
 
 import html
 import json
-from collections import OrderedDict
 
 import numpy as np
 
 from vecenv import kaggle, registry
-from vecenv.engine import fresh_seed, is_integer
+from vecenv.engine import is_integer
 from vecenv.kaggle.schema import configuration as check_configuration
 from vecenv.kernels.turns import ACTIVE
 from vecenv.selfplay import Seats, check_agent
 
+from .common import CACHE_SIZE, LiveCache, StateError, check_seed, new_seed, plain, state_key
 from .interface import ActionRequest, ActionResult, EnvSettings, GenericEnvironment
-
-SEED_BOUND = 2**53  # seeds stay exact as JSON numbers everywhere
-CACHE_SIZE = 64
-
-
-class StateError(ValueError):
-    """A run state this environment cannot continue."""
-
-
-def _plain(value):
-    """A reward as a JSON number (an int when integral)."""
-    if value is None:
-        return None
-    value = float(value)
-    return int(value) if value.is_integer() else value
+from .pages import Pages
 
 
 def game_settings(game):
@@ -191,7 +177,7 @@ class Match:
         return json.loads(json.dumps(obs))
 
     def reward(self):
-        return _plain(self.env.state[self.seat].reward)
+        return plain(self.env.state[self.seat].reward)
 
     def state(self):
         return {
@@ -211,15 +197,12 @@ def kaggle_engine(name, engine_config, seed):
     return Engine(name, num_envs=1, seed=seed, autoreset="disabled", **engine_config)
 
 
-def _key(state):
-    return json.dumps(state, sort_keys=True)
-
-
-class GameEnvironment(GenericEnvironment):
+class GameEnvironment(Pages, GenericEnvironment):
     """A two-agent game against a built-in opponent (``game`` names it; see the module)."""
 
     game = None
     settings = game_settings("a two-agent game")
+    CACHE_SIZE = CACHE_SIZE
 
     def __init__(self, env_info, config_json):
         super().__init__(env_info, config_json)
@@ -244,56 +227,46 @@ class GameEnvironment(GenericEnvironment):
             raise ValueError(f"seat must be 0, 1 or 'alternate', got {self.seat!r}")
         self.configuration = dict(config.get("configuration") or {})
         kaggle.make(self.game, configuration=self.configuration)  # refuses a bad configuration
-        self._cache = OrderedDict()
+        self._cache = LiveCache(self.CACHE_SIZE)
 
     # -- matches -------------------------------------------------------------------------------
 
-    def _match(self, state, take=False):
-        """The match a state is in: from the cache (removed from it when ``take``), or played
-        again from the state."""
-        key = _key(state)
-        match = self._cache.pop(key, None) if take else self._cache.get(key)
-        if match is not None:
-            return match
+    def _match(self, state):
+        """``(key, match)``: the match a state is in, from the cache or played again."""
+        return self._cache.find(state, self._replay)
+
+    def _replay(self, state):
+        """The match a state is in, played again from the state."""
         if not isinstance(state, dict):
             raise StateError("a state is an object")
         if state.get("game") != self.game:
             raise StateError(f"a state of {state.get('game')!r}, not {self.game!r}")
-        seat, seed = state.get("seat"), state.get("seed")
+        seat = state.get("seat")
         if not (is_integer(seat) and seat in (0, 1)):
             raise StateError(f"seat {seat!r} is not 0 or 1")
-        if not (is_integer(seed) and 0 <= seed < SEED_BOUND):
-            raise StateError(f"seed {seed!r} is not an integer in [0, 2**53)")
+        seed = check_seed(state.get("seed"))
         try:
             match = Match(self.game, state.get("configuration"), state.get("opponent"), seat, seed)
         except (ValueError, TypeError) as exc:  # kaggle.InvalidArgument included
             raise StateError(f"not a state of this environment: {exc}") from None
-        match.replay(state["steps"])
-        if not take:
-            self._keep(key, match)
+        match.replay(state.get("steps"))
         return match
-
-    def _keep(self, key, match):
-        self._cache[key] = match
-        self._cache.move_to_end(key)
-        while len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
 
     # -- the server's interface ----------------------------------------------------------------
 
     def new_run(self, seed=None):
         """A new run's state (the opponent's opening move in it when it moves first); ``seed``
         (optional) fixes the opponent's random stream."""
-        seed = fresh_seed() % SEED_BOUND if seed is None else int(seed)
+        seed = new_seed(seed)
         seat = seed % 2 if self.seat == "alternate" else int(self.seat)
         match = Match(self.game, self.configuration, self.opponent, seat, seed)
         match.advance()
         state = match.state()
-        self._keep(_key(state), match)
+        self._cache.keep(state_key(state), match)
         return state
 
     def get_action_request(self, run_data):
-        match = self._match(run_data.state)
+        _, match = self._match(run_data.state)
         return ActionRequest(
             content={
                 "observation": match.observation(),
@@ -304,16 +277,16 @@ class GameEnvironment(GenericEnvironment):
 
     def act(self, action, run_data):
         try:
-            match = self._match(run_data.state)
+            key, match = self._match(run_data.state)
         except StateError as exc:
             return ActionResult.error(f"this run cannot be continued: {exc}")
         problem = match.refusal(action)
         if problem:
             return ActionResult.error(f"Invalid action: {problem}")
-        match = self._match(run_data.state, take=True)  # from here on it changes
+        self._cache.take(key)  # from here on it changes
         replies = match.play(int(action))
         state = match.state()
-        self._keep(_key(state), match)
+        self._cache.keep(state_key(state), match)
         extra = replies[0] if len(replies) == 1 else (replies or None)
         message = f"you played {int(action)}"
         if replies:
@@ -333,67 +306,10 @@ class GameEnvironment(GenericEnvironment):
 
     def view_run(self, run_data):
         """The run's Kaggle replay page (a self-contained HTML page)."""
-        return self._match(run_data.state).env.render(mode="html")
+        return self._match(run_data.state)[1].env.render(mode="html")
 
-    def _title(self):
-        info = getattr(self, "env_info", None)
-        name = getattr(info, "display_name", None) or self.game
-        return html.escape(str(name))
-
-    def view_env(self, env_data):
-        sign = -1 if self.settings.RATING_OBJECTIVE == "max" else 1
-        agents = sorted(env_data.agents, key=lambda a: (sign * a.agent_rating, a.agent_name))
-        rows = "".join(
-            f"<tr><td>{rank}</td><td>{html.escape(str(a.agent_name))}</td>"
-            f"<td>{_number(a.agent_rating)}</td><td>{a.total_number_of_runs}</td>"
-            f"<td>{'yes' if a.fully_evaluated else 'no'}</td></tr>"
-            for rank, a in enumerate(agents, start=1)
-        )
-        return _page(
-            self._title(),
-            f"<p>Opponent: {html.escape(self.opponent)}; seat: {html.escape(str(self.seat))}</p>"
-            "<h2>Leaderboard</h2><table><tr><th>#</th><th>Agent</th><th>Rating</th>"
-            f"<th>Runs</th><th>Fully evaluated</th></tr>{rows}</table>"
-            f"<h2>Recent runs</h2>{_runs(env_data.recent_runs)}",
-        )
-
-    def view_agent(self, agent_data):
-        name = html.escape(str(agent_data.agent_name))
-        return _page(
-            f"{self._title()}: {name}",
-            f"<table><tr><th>Agent</th><td>{name}</td></tr>"
-            f"<tr><th>Rating</th><td>{_number(agent_data.agent_rating)}</td></tr>"
-            f"<tr><th>Current rating</th><td>{_number(agent_data.current_agent_rating)}</td></tr>"
-            f"<tr><th>Runs</th><td>{agent_data.total_number_of_runs}</td></tr>"
-            "<tr><th>Fully evaluated</th>"
-            f"<td>{'yes' if agent_data.fully_evaluated else 'no'}</td></tr></table>"
-            f"<h2>Recent runs</h2>{_runs(agent_data.recent_runs)}",
-        )
-
-
-def _number(value):
-    if value is None:
-        return ""
-    try:
-        return html.escape(f"{float(value):.3f}")
-    except (TypeError, ValueError):
-        return html.escape(str(value))
-
-
-def _runs(runs):
-    rows = "".join(
-        f"<tr><td>{html.escape(str(r.run_id))}</td><td>{html.escape(str(r.agent_name))}</td>"
-        f"<td>{'running' if r.outcome is None else html.escape(str(r.outcome))}</td></tr>"
-        for r in runs
-    )
-    return f"<table><tr><th>Run</th><th>Agent</th><th>Outcome</th></tr>{rows}</table>"
-
-
-def _page(title, body):
-    return (
-        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title></head>'
-        f"<body><h1>{title}</h1>{body}</body></html>"
-    )
+    def page_summary(self):
+        return f"<p>Opponent: {html.escape(self.opponent)}; seat: {html.escape(str(self.seat))}</p>"
 
 
 def game_environment(game, class_name):

@@ -73,7 +73,6 @@ class LiveEnvironment:
 
     def __init__(self, row):
         self.identifier = row.identifier
-        self.key = (row.env_class, row.config, row.display_name)
         env_class = load_class(row.env_class)
         self.env = env_class(EnvInfo(row.display_name, row.identifier), json.loads(row.config))
         self.settings = self.env.settings
@@ -187,18 +186,20 @@ class Arena:
     # -- environments --------------------------------------------------------------------------
 
     def _environment(self, identifier, error=None):
-        """The live plugin of environment ``identifier`` (made once per process)."""
+        """The live plugin of environment ``identifier``, made once per process (environments
+        are only ever added, so one made stays right)."""
         with self._live_lock:
-            with self.Session() as session:
-                row = (
-                    session.get(EnvironmentRow, identifier) if isinstance(identifier, str) else None
-                )
+            live = self._live.get(identifier) if isinstance(identifier, str) else None
+            if live is None:
+                with self.Session() as session:
+                    row = (
+                        session.get(EnvironmentRow, identifier)
+                        if isinstance(identifier, str)
+                        else None
+                    )
                 if row is None:
                     message = f"no environment {identifier!r}"
                     raise (error(message) if error else ArenaError(404, message))
-                key = (row.env_class, row.config, row.display_name)
-            live = self._live.get(identifier)
-            if live is None or live.key != key:
                 live = self._live[identifier] = LiveEnvironment(row)
             return live
 
@@ -324,6 +325,8 @@ class Turn:
         self.identifier = live.identifier
         self.request = request
         self.agent = self._authenticate()
+        query = select(RunRow).where(RunRow.agent_id == self.agent.id, RunRow.finished.is_(False))
+        self.open_runs = {str(run.id): run for run in session.scalars(query.order_by(RunRow.id))}
         self.messages = []
         self.finished = {}
 
@@ -348,6 +351,9 @@ class Turn:
         if run_id in seen:
             raise ArenaError(409, f"run {run_id} appears twice in this request")
         seen.add(run_id)
+        run = self.open_runs.get(run_id)
+        if run is not None:
+            return run
         run = self.session.get(RunRow, int(run_id)) if run_id.isdigit() else None
         if run is None or run.environment != self.identifier:
             raise ArenaError(404, f"no run {run_id!r} in {self.identifier!r}")
@@ -414,12 +420,7 @@ class Turn:
         """Up to NUMBER_OF_ACTION_REQUESTS of the agent's open runs (1 without parallel runs),
         those already asked for first, new runs started to fill up."""
         limit = self.settings.NUMBER_OF_ACTION_REQUESTS if self.request.parallel_runs else 1
-        query = (
-            select(RunRow)
-            .where(RunRow.agent_id == self.agent.id, RunRow.finished.is_(False))
-            .order_by(RunRow.id)
-        )
-        runs = list(self.session.scalars(query))
+        runs = [run for run in self.open_runs.values() if not run.finished]
         asked = [run for run in runs if run.outstanding]
         if asked:
             chosen = asked[:limit]
