@@ -254,6 +254,10 @@ def test_pages_show_the_leaderboard_agents_and_runs(arena):
     assert "alice" in arena.view_agent("rps", "alice")
     run = next(iter(finished))
     assert "<html" in arena.view_run("rps", run).lower()
+    open_run = arena.act("rps", request(config))["action_requests"][0]["run"]
+    with pytest.raises(ArenaError, match="in progress") as info:
+        arena.view_run("rps", open_run)  # only its agent sees a run in progress
+    assert info.value.status == 403
     for call, args in [
         (arena.view_agent, ("rps", "bob")),
         (arena.view_run, ("rps", "999")),

@@ -85,3 +85,12 @@ class LiveCache:
         self._live.move_to_end(key)
         while len(self._live) > self.size:
             self._live.popitem(last=False)
+
+
+def check_state(state, game):
+    """``state`` if it is a state object of ``game``'s; StateError otherwise."""
+    if not isinstance(state, dict):
+        raise StateError("a state is an object")
+    if state.get("game") != game:
+        raise StateError(f"a state of {state.get('game')!r}, not {game!r}")
+    return state

@@ -32,7 +32,16 @@ from vecenv.kaggle.schema import configuration as check_configuration
 from vecenv.kernels.turns import ACTIVE
 from vecenv.selfplay import Seats, check_agent
 
-from .common import CACHE_SIZE, LiveCache, StateError, check_seed, new_seed, plain, state_key
+from .common import (
+    CACHE_SIZE,
+    LiveCache,
+    StateError,
+    check_seed,
+    check_state,
+    new_seed,
+    plain,
+    state_key,
+)
 from .interface import ActionRequest, ActionResult, EnvSettings, GenericEnvironment
 from .pages import Pages
 
@@ -237,10 +246,7 @@ class GameEnvironment(Pages, GenericEnvironment):
 
     def _replay(self, state):
         """The match a state is in, played again from the state."""
-        if not isinstance(state, dict):
-            raise StateError("a state is an object")
-        if state.get("game") != self.game:
-            raise StateError(f"a state of {state.get('game')!r}, not {self.game!r}")
+        check_state(state, self.game)
         seat = state.get("seat")
         if not (is_integer(seat) and seat in (0, 1)):
             raise StateError(f"seat {seat!r} is not 0 or 1")

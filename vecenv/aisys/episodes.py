@@ -46,7 +46,16 @@ import numpy as np
 from vecenv import registry
 from vecenv.engine import Engine, is_integer
 
-from .common import CACHE_SIZE, LiveCache, StateError, check_seed, new_seed, plain, state_key
+from .common import (
+    CACHE_SIZE,
+    LiveCache,
+    StateError,
+    check_seed,
+    check_state,
+    new_seed,
+    plain,
+    state_key,
+)
 from .interface import ActionRequest, ActionResult, EnvSettings, GenericEnvironment
 from .pages import Pages, page
 
@@ -311,10 +320,7 @@ class EpisodeEnvironment(Pages, GenericEnvironment):
         return self._cache.find(state, self._replay)
 
     def _replay(self, state):
-        if not isinstance(state, dict):
-            raise StateError("a state is an object")
-        if state.get("game") != self.game:
-            raise StateError(f"a state of {state.get('game')!r}, not {self.game!r}")
+        check_state(state, self.game)
         if sorted(state) != sorted(STATE_KEYS):
             raise StateError(f"a state has the keys {', '.join(STATE_KEYS)}")
         seed = check_seed(state["seed"])
