@@ -5,6 +5,8 @@ import pytest
 from vecenv.arena import Arena
 from vecenv.arena.launch import ServerProcess
 
+from .postgres import postgres_url  # noqa: F401  (a fixture)
+
 
 @pytest.fixture
 def arena_db(tmp_path):

@@ -1,11 +1,13 @@
 """Shared pieces of the arena tests: environments, database snapshots, a policy, ratings."""
 
 import copy
+import json
 import random
 
 from sqlalchemy import select
 
 from vecenv.aisys.environment import RockPaperScissors
+from vecenv.arena import client
 from vecenv.arena.models import AgentRow, EnvironmentRow, RunRow
 
 TICTACTOE = "vecenv.aisys.environment:TicTacToe"
@@ -63,6 +65,53 @@ def play_runs(arena, env, config, runs, policy, parallel=True):
         reply = arena.act(env, request(config, actions, parallel_runs=parallel))
         finished.update(reply["finished_runs"])
     return finished, reply
+
+
+class Player:
+    """An agent's client that keeps every action the arena acknowledged (answered with 200), and
+    every outcome it was told of; a stale request (409) is followed by an empty one."""
+
+    def __init__(self, config, policy):
+        self.connection = client.Connection(config)
+        self.policy = policy
+        self.acknowledged, self.finished = [], {}
+
+    def play(self, runs=None, stop=None):
+        """Until ``runs`` outcomes were told, or the arena is gone (a ``ClientError``)."""
+        actions = []
+        try:
+            while runs is None or len(self.finished) < runs:
+                try:
+                    answer = self.connection.send(actions)
+                except client.ClientError as exc:
+                    if exc.status != 409:
+                        raise
+                    actions = []
+                    continue
+                self.acknowledged.extend(actions)
+                self.finished.update(answer["finished_runs"])
+                if stop is not None:
+                    stop(self)
+                actions = [
+                    {"run": r["run"], "act_no": r["act_no"], "action": self.policy(r["percept"])}
+                    for r in answer["action_requests"]
+                ]
+        finally:
+            self.connection.close()
+        return self
+
+
+def assert_stored(arena, players):
+    """Every action the players had acknowledged is in its run's history at its number, and
+    every outcome they were told is their run's."""
+    with arena.Session() as session:
+        runs = {str(r.id): r for r in session.scalars(select(RunRow))}
+    for player in players:
+        for action in player.acknowledged:
+            history = json.loads(runs[action["run"]].history)
+            assert history[action["act_no"]][0] == action["action"], action
+        for run, outcome in player.finished.items():
+            assert runs[run].finished and json.loads(runs[run].outcome) == outcome
 
 
 def rps_score(history):

@@ -1,5 +1,6 @@
 """The arena served for real on 127.0.0.1: HTTP errors, 20 concurrent clients, a killed server."""
 
+import contextlib
 import http.client
 import json
 import re
@@ -16,7 +17,16 @@ from vecenv.arena.arena import load_class
 from vecenv.arena.models import AgentRow, RunRow
 from vecenv.arena.protocol import MAX_BODY
 
-from .helpers import ROUNDS, RPS, SHORT_RPS, expected_ratings, random_moves, rps_score
+from .helpers import (
+    ROUNDS,
+    RPS,
+    SHORT_RPS,
+    Player,
+    assert_stored,
+    expected_ratings,
+    random_moves,
+    rps_score,
+)
 
 CLIENTS = 20
 RUNS = 200
@@ -117,47 +127,30 @@ def test_a_killed_server_keeps_every_acknowledged_action(arena_db, start_server)
     arena.add_environment("rps", env_class=RPS, config=SHORT_RPS)
     config = arena.add_agent("rps", "alice")
     server = start_server(db)
-    acknowledged, finished = [], {}
     enough = threading.Event()
-    policy = random_moves(3)
 
-    def keep_playing():
-        connection = client.Connection(dict(config, url=server.url))
-        actions = []
-        try:
-            while True:
-                answer = connection.send(actions)
-                acknowledged.extend(actions)  # the arena answered: they are stored
-                finished.update(answer["finished_runs"])
-                if len(acknowledged) >= 60:
-                    enough.set()
-                actions = [
-                    {"run": r["run"], "act_no": r["act_no"], "action": policy(r["percept"])}
-                    for r in answer["action_requests"]
-                ]
-        except client.ClientError:
-            pass  # the server is gone
-        finally:
-            connection.close()
+    def watch(player):
+        if len(player.acknowledged) >= 60:
+            enough.set()
 
-    player = threading.Thread(target=keep_playing)
-    player.start()
+    player = Player(dict(config, url=server.url), random_moves(3))
+    thread = threading.Thread(target=lambda: _until_gone(player, watch))
+    thread.start()
     assert enough.wait(120)
     server.kill()  # while the client keeps sending
-    player.join(60)
-    assert not player.is_alive()
+    thread.join(60)
+    assert not thread.is_alive()
 
     restarted = start_server(db)
-    with arena.Session() as session:
-        runs = {str(r.id): r for r in session.scalars(select(RunRow))}
-    for action in acknowledged:
-        history = json.loads(runs[action["run"]].history)
-        assert history[action["act_no"]][0] == action["action"]
-    for run, outcome in finished.items():
-        assert runs[run].finished and json.loads(runs[run].outcome) == outcome
+    assert_stored(arena, [player])
     # the restarted arena goes on where it stopped
-    more = client.play(dict(config, url=restarted.url), policy, 5)
+    more = client.play(dict(config, url=restarted.url), random_moves(4), 5)
     assert len(more) >= 5
+
+
+def _until_gone(player, watch):
+    with contextlib.suppress(client.ClientError):  # the server is gone
+        player.play(stop=watch)
 
 
 def test_command_line_administers_and_plays(tmp_path, start_server):
