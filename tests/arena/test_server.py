@@ -57,6 +57,7 @@ def test_http_refusals_are_json_4xx(arena_db, start_server):
     cases = [
         ("rps", None, b"{not json", 400, "not JSON"),
         ("rps", None, b"\xff\xfe", 400, "not JSON"),
+        ("rps", None, b"[" * 100_000, 400, "not JSON"),  # nested past the parser's depth
         ("rps", None, b" " * (MAX_BODY + 10), 413, ""),
         ("nope", ok, None, 404, "no environment"),
         ("rps", dict(ok, pwd="guess"), None, 401, "wrong password"),

@@ -38,7 +38,7 @@ def create_app(arena):
         data = request.get_data(cache=False)  # over MAX_CONTENT_LENGTH: 413
         try:
             body = json.loads(data)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
             raise ArenaError(400, f"the body is not JSON: {exc}") from None
         answer = arena.act(env, body)
         return Response(json.dumps(answer), mimetype="application/json")
