@@ -69,6 +69,10 @@ def test_administration_refuses_what_it_cannot_keep(arena):
         arena.add_agent("ttt", "a b")
     with pytest.raises(ValueError, match="exists already"):
         arena.add_environment("ttt", env_class=TICTACTOE)
+    with pytest.raises(ValueError, match="no GenericEnvironment"):
+        arena.add_environment("x", env_class="vecenv.arena.arena:Arena")
+    with pytest.raises(ValueError, match="unknown game"):
+        arena.add_environment("x", game="chess")
     with pytest.raises(ValueError, match="cannot load"):
         arena.add_environment("x", env_class="vecenv.aisys.environment:Nothing")
     with pytest.raises(ValueError, match="nobody"):
@@ -267,3 +271,15 @@ def test_pages_show_the_leaderboard_agents_and_runs(arena):
         with pytest.raises(ArenaError) as info:
             call(*args)
         assert info.value.status == 404
+
+
+@pytest.mark.parametrize("game", ["cartpole", "connectx"])
+def test_games_are_added_by_name_and_played(arena, game):
+    from vecenv.arena.client import random_policy
+
+    env = arena.add_environment(game)
+    assert env["env_class"].endswith({"cartpole": ":CartPole", "connectx": ":ConnectX"}[game])
+    config = arena.add_agent(game, "alice")
+    finished, _ = play_runs(arena, game, config, 3, random_policy(0))
+    assert all(isinstance(v, int | float) for v in finished.values())
+    assert arena.agents(game)[0]["runs"] == len(finished) >= 3

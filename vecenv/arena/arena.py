@@ -21,6 +21,7 @@ from vecenv.aisys.interface import (
     AgentDataSummary,
     EnvData,
     EnvInfo,
+    GenericEnvironment,
     RunData,
 )
 
@@ -60,13 +61,6 @@ def load_class(reference):
     return target
 
 
-def game_class(game):
-    """The ``vecenv.aisys`` environment class of one of vecenv's games."""
-    from vecenv import aisys
-
-    return aisys.environment_class(game)  # ValueError for no game of vecenv's
-
-
 class LiveEnvironment:
     """An environment's plugin instance, and the lock that keeps its requests one at a time (the
     plugin keeps live matches between calls and is not thread-safe)."""
@@ -74,6 +68,8 @@ class LiveEnvironment:
     def __init__(self, row):
         self.identifier = row.identifier
         env_class = load_class(row.env_class)
+        if not (isinstance(env_class, type) and issubclass(env_class, GenericEnvironment)):
+            raise ValueError(f"{row.env_class} is no GenericEnvironment")
         self.env = env_class(EnvInfo(row.display_name, row.identifier), json.loads(row.config))
         self.settings = self.env.settings
         self.lock = threading.Lock()
@@ -102,7 +98,9 @@ class Arena:
         ``config_json``. The class is instantiated once here, so a bad config is refused now."""
         check_name(identifier, "an environment's identifier")
         if env_class is None:
-            reference = class_reference(game_class(game or identifier))
+            from vecenv.aisys import environment_class  # ValueError for no game of vecenv's
+
+            reference = class_reference(environment_class(game or identifier))
         else:
             reference = env_class if isinstance(env_class, str) else class_reference(env_class)
         row = EnvironmentRow(
