@@ -27,8 +27,7 @@ from tests.kaggle import test_html_replay as replay
 from tests.kaggle.common import BUILTIN_NAMES, plain
 from vecenv import kaggle as vk
 
-# The Chromium fixtures of the replay page's tests.
-browser = replay.browser
+# The replay page tests' fixture that opens a page (``browser`` comes from tests/conftest.py).
 open_page = replay.open_page
 
 # ---- helpers -------------------------------------------------------------------------------------
