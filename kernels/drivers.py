@@ -24,6 +24,10 @@ records the rules cannot run.
 
 import numba as nb
 import numpy as np
+from numba.core import ir_utils, types
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
+from numba.np.arrayobj import make_array, populate_array
 
 from vecenv.kernels.state import DISABLED, SAME_STEP, TERMINATED, TRUNCATED
 from vecenv.kernels.turns import ACTIVE
@@ -32,6 +36,60 @@ from vecenv.kernels.turns import ACTIVE
 game_reset = game_step = game_observe = game_observe_step = game_act = None
 ACTION_DISCRETE = True
 # <<< bindings
+
+
+def _borrow(context, builder, ty, value):
+    src = make_array(ty)(context, builder, value=value)
+    view = make_array(ty)(context, builder)
+    populate_array(
+        view,
+        data=src.data,
+        shape=src.shape,
+        strides=src.strides,
+        itemsize=src.itemsize,
+        meminfo=None,
+    )
+    return view._getvalue()
+
+
+@intrinsic
+def borrowed(typingctx, arrays):
+    """An array, or each array of a tuple, without its reference count (a null meminfo).
+
+    numba counts references to an array's buffer atomically, and around a call or a branch it
+    cannot prove balanced it keeps the count of every view taken in a loop: the action and
+    reward rows handed to the rules, the observation tuple handed to an inlined agent, a third of
+    a random self-play ply in atomic operations. Views of a borrowed array count nothing.
+
+    Only for arrays the caller holds for the whole call (a driver's arguments), and only for
+    arrays the loop reads or writes inside a call it makes: numba's parallel loops decide which
+    writes in their body are dead from an alias analysis that depends on the order of the body's
+    blocks: borrowing shifts that order, and writes inlined into the loop body (an inlined rules
+    step, say) then get dropped. Borrow each array by itself (``a = borrowed(a)``): parallel
+    loops see through the call (``_borrowed_aliases``), not through unpacking a tuple.
+    """
+
+    def codegen(context, builder, signature, args):
+        ty = signature.args[0]
+        if isinstance(ty, types.Array):
+            return _borrow(context, builder, ty, args[0])
+        out = context.get_constant_undef(ty)
+        for k, item in enumerate(ty):
+            value = _borrow(context, builder, item, builder.extract_value(args[0], k))
+            out = builder.insert_value(out, value, k)
+        return out
+
+    return arrays(arrays), codegen
+
+
+def _borrowed_aliases(lhs, args, alias_map, arg_aliases):
+    """A borrowed array is its argument: without this, a parallel loop takes it for a fresh
+    array nobody reads and drops the writes into it as dead code."""
+    for arg in args:
+        ir_utils._add_alias(lhs, arg.name, alias_map, arg_aliases)
+
+
+ir_utils.alias_func_extensions[("borrowed", __name__)] = _borrowed_aliases
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
@@ -122,6 +180,9 @@ def step(
     """
     if count_bad_actions(actions, low, high) > 0:
         return first_bad_action(actions, low, high)
+    # The rows handed to the rules: read, or written inside the rules' call (see ``borrowed``).
+    actions = borrowed(actions)
+    rewards = borrowed(rewards)
     for i in range(states.shape[0]):  # parallel
         s = states[i]
         cfg = cfgs[0]  # read per episode: numba's parallel loops cannot take a record argument
@@ -159,15 +220,23 @@ def act_agents(states, cfgs, obs, kinds, memory, rngs, actions):
     """The built-in agents' moves (``agents.py``'s ``act``): for every running episode ``i`` and
     ACTIVE seat ``k`` with ``kinds[i, k] >= 0``, ``actions[i, k]`` becomes that agent's action;
     other entries are left as they are. ``memory[i, k]`` and ``rngs[i, k]`` are that agent's."""
+    obs = borrowed(obs)
     for i in range(states.shape[0]):  # parallel
         s = states[i]
         if s.done != 0:
             continue
+        # The seats to move, as bits: in a turn-based game which seat moves is a coin flip from
+        # one episode to the next, a branch per seat mispredicted half the time, while the loop
+        # over the bits runs once per episode.
+        to_move = 0
         for k in range(kinds.shape[1]):
-            if kinds[i, k] >= 0 and s.status[k] == ACTIVE:
-                actions[i, k] = game_act(
-                    kinds[i, k], obs, i, k, s.step, cfgs[0], memory[i, k], rngs[i, k]
-                )
+            to_move |= np.int64((kinds[i, k] >= 0) & (s.status[k] == ACTIVE)) << k
+        while to_move != 0:
+            k = trailing_zeros(to_move)
+            to_move &= to_move - 1
+            actions[i, k] = game_act(
+                kinds[i, k], obs, i, k, s.step, cfgs[0], memory[i, k], rngs[i, k]
+            )
 
 
 # <<< parallel variants

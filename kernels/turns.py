@@ -43,7 +43,7 @@ def outcome(s, k):
 def begin_rewards(s, rewards):
     """Before a step: ``rewards`` holds minus each agent's outcome (``end_step`` adds the new
     one)."""
-    for k in range(rewards.shape[0]):
+    for k in range(s.status.shape[0]):  # a record's shape: a constant, so the loop unrolls
         rewards[k] = -outcome(s, k)
 
 
@@ -71,7 +71,7 @@ def end_step(s, cfg, rewards):
     finishes every running agent), the rewards' deltas; returns 1 when the episode is over."""
     if s.step + 1 >= cfg.episodeSteps - 1:
         finish(s)
-    for k in range(rewards.shape[0]):
+    for k in range(s.status.shape[0]):
         rewards[k] += outcome(s, k)
     return 0 if any_active(s) else 1
 

@@ -30,7 +30,7 @@ def FIELDS(config):
         ("status", np.int8, (2,)),
         ("reward", np.float64, (2,)),
         # Derived from the board, kept so a move costs O(1): checkers per column, checkers in
-        # all, and the cell of the last checker dropped (-1 when the last step dropped none).
+        # all, and the column of the last checker dropped (-1 when the last step dropped none).
         ("height", np.int64, (config["columns"],)),
         ("filled", np.int64),
         ("last", np.int64),
@@ -79,8 +79,11 @@ def check_state(records, config):
     if (records["height"] != height).any() or (records["filled"] != height.sum(axis=1)).any():
         return "invalid state: height and filled must count the board's checkers"
     last = records["last"]
-    if ((last < -1) | (last >= rows * columns)).any():
-        return "invalid state: last must be -1 or a cell of the board"
+    if ((last < -1) | (last >= columns)).any():
+        return "invalid state: last must be -1 or a column"
+    played = np.take_along_axis(height, np.maximum(last, 0)[:, None], axis=1)[:, 0]
+    if ((last >= 0) & (played == 0)).any():
+        return "invalid state: last must be -1 or a column holding a checker"
     if (records["bits"] != bitboards(records["board"], rows, columns)).any():
         return "invalid state: bits must be the board's bitboards"
     return None
@@ -96,33 +99,48 @@ def drop(s, rows, columns, column, mark):
         s.bits[mark - 1] |= np.uint64(1) << np.uint64(column * (rows + 1) + s.height[column])
     s.height[column] += 1
     s.filled += 1
-    s.last = column + row * columns
+    s.last = column
     return row
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
-def run_bits(mine, cell, shift, limit):
-    """How many of ``mine``'s bits follow bit ``cell`` in steps of ``shift``, up to ``limit``."""
-    at = cell
-    for n in range(limit):
-        at += shift
-        if at < 0 or at >= 64 or (mine >> np.uint64(at)) & np.uint64(1) == 0:
-            return n
-    return limit
+def line_through(mine, cell, shift, inarow):
+    """Whether ``mine`` holds ``inarow`` bits in steps of ``shift`` through bit ``cell``.
+
+    Shifts and ands on the whole bitboard, in as many steps as doublings of the line's length:
+    following the run from the cell instead stops after a number of checkers that a branch
+    predictor keeps missing, a few times a move."""
+    if (inarow - 1) * shift >= 64:  # no room for the line; the same for every move of a game
+        return False
+    starts = _extend(mine, shift, inarow, False)  # the bits a full run starts at
+    covered = _extend(starts, shift, inarow, True)  # the bits on a full run
+    return (covered >> np.uint64(cell)) & np.uint64(1) != 0
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _extend(bits, shift, inarow, spread):
+    """``bits`` combined with itself shifted by 1 .. inarow - 1 steps of ``shift``, doubling the
+    length covered each time: and-ed downwards, the bits that start a run of ``inarow``; or-ed
+    upwards (``spread``), the bits on a run of ``inarow`` starting at one of ``bits``."""
+    length = 1
+    while length < inarow:
+        by = np.uint64(min(length, inarow - length) * shift)
+        bits = (bits | (bits << by)) if spread else (bits & (bits >> by))
+        length += min(length, inarow - length)
+    return bits
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def wins_bits(mine, rows, inarow, row, column):
-    """``wins`` on the mover's bitboard: the same four lines through the same cell (down; left
-    and right; the two diagonals), without a branch per board cell."""
-    need = inarow - 1
+    """``wins`` on the mover's bitboard: a line of ``inarow`` through the same cell, down (the
+    cell is its column's top checker), across or along either diagonal."""
     h = rows + 1
     cell = column * h + rows - 1 - row
     return (
-        run_bits(mine, cell, -1, need) >= need
-        or run_bits(mine, cell, h, need) + run_bits(mine, cell, -h, need) >= need
-        or run_bits(mine, cell, h - 1, need) + run_bits(mine, cell, 1 - h, need) >= need
-        or run_bits(mine, cell, h + 1, need) + run_bits(mine, cell, -h - 1, need) >= need
+        line_through(mine, cell, 1, inarow)
+        | line_through(mine, cell, h, inarow)
+        | line_through(mine, cell, h - 1, inarow)
+        | line_through(mine, cell, h + 1, inarow)
     )
 
 
@@ -209,9 +227,10 @@ def observe(s, cfg, obs, i):
 def observe_step(s, cfg, obs, i):
     """``observe`` after a step, when the arrays hold this episode's observation from before it:
     only the cell dropped into and its column's legality change, or every column when it ended."""
-    if s.last >= 0:
-        obs[0][i, s.last] = s.board[s.last]
-        column = s.last % cfg.columns
+    column = s.last
+    if column >= 0:
+        cell = column + (cfg.rows - s.height[column]) * cfg.columns
+        obs[0][i, cell] = s.board[cell]
         obs[2][i, column] = s.height[column] < cfg.rows
     if not any_active(s):
         obs[2][i, :] = False

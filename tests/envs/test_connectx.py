@@ -657,6 +657,70 @@ def test_bitboard_search_takes_boards_of_64_bits_at_most():
     assert not agents.fits_bits(4, 1)  # one column: the board array search
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    shape=st.sampled_from(FITTING),
+    inarow=st.integers(1, 9),
+    seed=st.integers(0, 2**32 - 1),
+    fill=st.floats(0, 1),
+)
+def test_line_test_on_bitboards_is_the_board_scan(shape, inarow, seed, fill):
+    """Through every column's top checker, the rules' bitboard line test finds a line exactly
+    when the scan of the board does, on boards of random checkers (lines elsewhere included)."""
+    rows, columns = shape
+    rng = np.random.default_rng(seed)
+    board = np.zeros(rows * columns, dtype=np.int8)
+    for _ in range(int(fill * rows * columns)):
+        column = rng.choice(np.flatnonzero(board[:columns] == 0))
+        row = max(r for r in range(rows) if board[column + r * columns] == 0)
+        board[column + row * columns] = rng.integers(1, 3)
+    bits = rules.bitboards(board.reshape(1, -1), rows, columns)[0]
+    for column in range(columns):
+        filled = np.flatnonzero(board.reshape(rows, columns)[:, column])
+        if len(filled) == 0:
+            continue
+        row = int(filled[0])
+        mark = int(board[column + row * columns])
+        scanned = rules.wins(board, rows, columns, inarow, row, column, mark)
+        assert rules.wins_bits(bits[mark - 1], rows, inarow, row, column) == scanned
+
+
+def test_random_column_is_the_open_column_its_draw_names():
+    """The random agent's column is the open one (in column order) numbered by its draw from
+    its stream: Python's ``random.choice`` over the open columns."""
+    from vecenv.kernels.rng import integer
+
+    for mask in range(1, 2**7):
+        board = np.ones(7, dtype=np.int8)
+        open_columns = [c for c in range(7) if mask >> c & 1]
+        board[open_columns] = 0
+        for word in range(5):
+            r = np.zeros(1, dtype=AGENT_RNG)[0]
+            r["rng"] = seed_word(mask, word)
+            copy = np.zeros(1, dtype=AGENT_RNG)[0]
+            copy["rng"] = r["rng"]
+            expected = open_columns[integer(copy, len(open_columns))]
+            assert agents.random_column(r, board, 7) == expected
+            assert r["rng"] == copy["rng"]  # one draw
+    assert agents.random_column(np.zeros(1, dtype=AGENT_RNG)[0], np.ones(7, np.int8), 7) == -1
+
+
+def test_last_must_name_a_column_holding_a_checker():
+    engine = make_engine(rows=6, columns=7, inarow=4)
+    engine.step(np.array([[3, 0]]))
+    record = engine.get_state(0)
+    assert record["last"] == 3
+    for bad in (7, -2, 0):  # off the board, or a column with no checker
+        changed = record.copy()
+        changed["last"] = bad
+        with pytest.raises(ValueError, match="last"):
+            engine.set_state(changed, 0)
+    for good in (-1, 3):
+        changed = record.copy()
+        changed["last"] = good
+        engine.set_state(changed, 0)
+
+
 # -- the renderers -----------------------------------------------------------------------------
 
 
