@@ -3,7 +3,9 @@
 import copy
 import json
 import random
+import threading
 
+import pytest
 from sqlalchemy import select
 
 from vecenv.aisys.environment import RockPaperScissors
@@ -112,6 +114,53 @@ def assert_stored(arena, players):
             assert history[action["act_no"]][0] == action["action"], action
         for run, outcome in player.finished.items():
             assert runs[run].finished and json.loads(runs[run].outcome) == outcome
+
+
+def run_together(tasks, timeout=300):
+    """Run the callables in threads at once; fails on any error or one still running."""
+    errors = []
+
+    def run(task):
+        try:
+            task()
+        except Exception as exc:  # reported below
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=run, args=(task,)) for task in tasks]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout)
+    assert not any(t.is_alive() for t in threads), "not finished in time"
+    assert not errors, errors
+
+
+def assert_rps_runs_and_ratings(arena, min_runs):
+    """Every run of SHORT_RPS in the database is right: as many actions as its state's steps
+    (none applied twice), a finished run ROUNDS of them and the score they make as its outcome;
+    and every agent has at least ``min_runs`` finished and the ratings they make. The outcomes
+    by agent name, in the order they finished."""
+    settings = RockPaperScissors.settings
+    with arena.Session() as session:
+        agents = {a.id: a for a in session.scalars(select(AgentRow))}
+        runs = session.scalars(select(RunRow).order_by(RunRow.finish_no)).all()
+    outcomes = {a: [] for a in agents}
+    for run in runs:
+        history = json.loads(run.history)
+        assert len(json.loads(run.state)["steps"]) == len(history)
+        if not run.finished:
+            assert json.loads(run.outcome) is None and len(history) < ROUNDS
+            continue
+        assert len(history) == ROUNDS and {extra for _, extra in history} == {0}
+        assert json.loads(run.outcome) == rps_score(history)
+        outcomes[run.agent_id].append(json.loads(run.outcome))
+    for agent_id, agent in agents.items():
+        assert agent.total_runs == len(outcomes[agent_id]) >= min_runs
+        current, best, evaluated = expected_ratings(outcomes[agent_id], settings)
+        assert agent.current_rating == pytest.approx(current)
+        assert agent.best_rating == pytest.approx(best)
+        assert agent.fully_evaluated == evaluated
+    return {agents[a].name: values for a, values in outcomes.items()}
 
 
 def rps_score(history):

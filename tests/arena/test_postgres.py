@@ -2,26 +2,19 @@
 at once, one on each server. Requests of one agent are serialised by its locked row, so no
 acknowledged action is lost and no run is played twice from the same point."""
 
-import json
-import threading
-
-import pytest
-from sqlalchemy import select
+import functools
 
 from vecenv.arena import Arena
-from vecenv.arena.arena import load_class
 from vecenv.arena.launch import ServerProcess
-from vecenv.arena.models import AgentRow, RunRow
 
 from .helpers import (
-    ROUNDS,
     RPS,
     SHORT_RPS,
     Player,
+    assert_rps_runs_and_ratings,
     assert_stored,
-    expected_ratings,
     random_moves,
-    rps_score,
+    run_together,
 )
 
 AGENTS = 4
@@ -41,41 +34,11 @@ def test_two_servers_on_postgres_lose_nothing(postgres_url):
             for k, config in enumerate(configs)
             for s, server in enumerate(servers)
         ]
-        errors = []
-
-        def play(player):
-            try:
-                player.play(RUNS)
-            except Exception as exc:  # reported below
-                errors.append(repr(exc))
-
-        threads = [threading.Thread(target=play, args=(p,)) for p in players]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(300)
-        assert not any(t.is_alive() for t in threads) and not errors
+        run_together([functools.partial(player.play, RUNS) for player in players])
     finally:
         for server in servers:
             server.stop()
 
     assert_stored(arena, players)
-    settings = load_class(RPS).settings
-    with arena.Session() as session:
-        agents = {a.id: a for a in session.scalars(select(AgentRow))}
-        runs = session.scalars(select(RunRow).order_by(RunRow.finish_no)).all()
-    outcomes = {a: [] for a in agents}
-    for run in runs:
-        history = json.loads(run.history)
-        state_steps = json.loads(run.state)["steps"]
-        assert len(state_steps) == len(history)  # one action a step, none played twice
-        if run.finished:
-            assert len(history) == ROUNDS and json.loads(run.outcome) == rps_score(history)
-            outcomes[run.agent_id].append(json.loads(run.outcome))
-    for agent_id, agent in agents.items():
-        assert agent.total_runs == len(outcomes[agent_id]) >= RUNS
-        current, best, evaluated = expected_ratings(outcomes[agent_id], settings)
-        assert agent.current_rating == pytest.approx(current)
-        assert agent.best_rating == pytest.approx(best)
-        assert agent.fully_evaluated == evaluated
+    assert_rps_runs_and_ratings(arena, RUNS)
     arena.close()

@@ -1,6 +1,7 @@
 """The arena served for real on 127.0.0.1: HTTP errors, 20 concurrent clients, a killed server."""
 
 import contextlib
+import functools
 import http.client
 import json
 import re
@@ -9,23 +10,20 @@ import sys
 import threading
 import urllib.parse
 
-import pytest
 from sqlalchemy import select
 
 from vecenv.arena import client
-from vecenv.arena.arena import load_class
-from vecenv.arena.models import AgentRow, RunRow
+from vecenv.arena.models import RunRow
 from vecenv.arena.protocol import MAX_BODY
 
 from .helpers import (
-    ROUNDS,
     RPS,
     SHORT_RPS,
     Player,
+    assert_rps_runs_and_ratings,
     assert_stored,
-    expected_ratings,
     random_moves,
-    rps_score,
+    run_together,
 )
 
 CLIENTS = 20
@@ -79,48 +77,17 @@ def test_twenty_clients_play_and_every_run_and_rating_is_right(arena_db, start_s
     arena.add_environment("rps", env_class=RPS, config=SHORT_RPS)
     configs = [arena.add_agent("rps", f"agent{k}") for k in range(CLIENTS)]
     server = start_server(db)
-    results, errors = {}, []
+    results = {}
 
     def play(k):
-        try:
-            config = dict(configs[k], url=server.url)
-            results[k] = client.play(config, random_moves(k), RUNS)
-        except Exception as exc:  # reported below, with the client's number
-            errors.append((k, repr(exc)))
+        results[k] = client.play(dict(configs[k], url=server.url), random_moves(k), RUNS)
 
-    threads = [threading.Thread(target=play, args=(k,)) for k in range(CLIENTS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(CLIENT_TIMEOUT)
-    assert not any(t.is_alive() for t in threads), "clients did not finish in time"
-    assert not errors
-    assert all(len(results[k]) >= RUNS for k in range(CLIENTS))
-
-    settings = load_class(RPS).settings
-    with arena.Session() as session:
-        agents = {a.id: a for a in session.scalars(select(AgentRow))}
-        runs = session.scalars(select(RunRow).order_by(RunRow.finish_no)).all()
-    outcomes = {a: [] for a in agents}
-    for run in runs:
-        agent = agents[run.agent_id]
-        if not run.finished:
-            assert json.loads(run.outcome) is None
-            continue
-        outcome = json.loads(run.outcome)
-        # what the client was told, and what the game gives when played again
-        k = int(agent.name[len("agent") :])
-        assert results[k].get(str(run.id), outcome) == outcome
-        history = json.loads(run.history)
-        assert len(history) == ROUNDS and {extra for _, extra in history} == {0}
-        assert rps_score(history) == outcome
-        outcomes[run.agent_id].append(outcome)
-    for agent_id, agent in agents.items():
-        assert len(outcomes[agent_id]) == agent.total_runs >= RUNS
-        current, best, evaluated = expected_ratings(outcomes[agent_id], settings)
-        assert agent.current_rating == pytest.approx(current)
-        assert agent.best_rating == pytest.approx(best)
-        assert agent.fully_evaluated == evaluated
+    run_together([functools.partial(play, k) for k in range(CLIENTS)], CLIENT_TIMEOUT)
+    assert_rps_runs_and_ratings(arena, RUNS)
+    with arena.Session() as session:  # what each client was told is what the arena stored
+        stored = {str(r.id): json.loads(r.outcome) for r in session.scalars(select(RunRow))}
+    for k in range(CLIENTS):
+        assert {run: stored[run] for run in results[k]} == results[k]
 
 
 def test_a_killed_server_keeps_every_acknowledged_action(arena_db, start_server):
