@@ -2,6 +2,7 @@
 
 import copy
 import json
+import math
 import random
 import threading
 
@@ -70,36 +71,24 @@ def play_runs(arena, env, config, runs, policy, parallel=True):
 
 
 class Player:
-    """An agent's client that keeps every action the arena acknowledged (answered with 200), and
-    every outcome it was told of; a stale request (409) is followed by an empty one."""
+    """An agent's client (``client.play``) that keeps every action the arena acknowledged
+    (answered with 200), and every outcome it was told of."""
 
     def __init__(self, config, policy):
-        self.connection = client.Connection(config)
-        self.policy = policy
+        self.config, self.policy = config, policy
         self.acknowledged, self.finished = [], {}
 
-    def play(self, runs=None, stop=None):
-        """Until ``runs`` outcomes were told, or the arena is gone (a ``ClientError``)."""
-        actions = []
-        try:
-            while runs is None or len(self.finished) < runs:
-                try:
-                    answer = self.connection.send(actions)
-                except client.ClientError as exc:
-                    if exc.status != 409:
-                        raise
-                    actions = []
-                    continue
-                self.acknowledged.extend(actions)
-                self.finished.update(answer["finished_runs"])
-                if stop is not None:
-                    stop(self)
-                actions = [
-                    {"run": r["run"], "act_no": r["act_no"], "action": self.policy(r["percept"])}
-                    for r in answer["action_requests"]
-                ]
-        finally:
-            self.connection.close()
+    def play(self, runs=math.inf, stop=None):
+        """Until ``runs`` outcomes were told, or the arena is gone (a ``ClientError``);
+        ``stop(self)`` after every answer."""
+
+        def record(actions, answer):
+            self.acknowledged.extend(actions)
+            self.finished.update(answer["finished_runs"])
+            if stop is not None:
+                stop(self)
+
+        client.play(self.config, self.policy, runs, on_answer=record)
         return self
 
 

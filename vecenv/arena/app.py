@@ -10,6 +10,7 @@ import json
 
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.http import HTTP_STATUS_CODES
 
 from .protocol import MAX_BODY, ArenaError
 
@@ -25,9 +26,7 @@ def create_app(arena):
 
     @app.errorhandler(ArenaError)
     def _refused(exc):
-        names = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found"}
-        names.update({409: "Conflict", 413: "Payload Too Large", 500: "Internal Server Error"})
-        return _error(exc.status, names.get(exc.status, "Error"), exc.message)
+        return _error(exc.status, HTTP_STATUS_CODES.get(exc.status, "Error"), exc.message)
 
     @app.errorhandler(HTTPException)
     def _http(exc):

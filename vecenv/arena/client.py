@@ -91,12 +91,14 @@ class Connection:
         return answer
 
 
-def play(config, policy, runs, parallel_runs=True, progress=None, on_message=None):
+def play(config, policy, runs, parallel_runs=True, progress=None, on_message=None, on_answer=None):
     """Play until ``runs`` runs have finished; their outcomes, by run identifier.
 
     Runs still open at the end stay open on the arena (the next ``play`` answers them first). A
     request refused as stale (409: the arena already has those actions, e.g. after a lost
     answer) is followed by one without actions, which fetches the current requests.
+    ``on_answer(actions, answer)``, when given, sees every answer and the actions it
+    acknowledged (stored by the arena).
     """
     connection = Connection(config)
     outcomes, actions = {}, []
@@ -109,6 +111,8 @@ def play(config, policy, runs, parallel_runs=True, progress=None, on_message=Non
                     raise
                 actions = []
                 continue
+            if on_answer is not None:
+                on_answer(actions, answer)
             for message in answer["messages"]:
                 if on_message is not None:
                     on_message(message)
