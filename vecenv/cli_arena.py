@@ -56,9 +56,9 @@ def cmd_env_add(args, out):
         raise CliError("give --game or --class, not both")
     config = _json(args.config, "--config") if args.config else None
     if args.opponent is not None or args.seat is not None:
-        config = dict(config or {})
-        if not isinstance(config, dict):
+        if not isinstance(config, dict | None):
             raise CliError("--opponent and --seat need --config to be an object")
+        config = dict(config or {})
         if args.opponent is not None:
             config["opponent"] = args.opponent
         if args.seat is not None:
