@@ -18,39 +18,49 @@ kaggle-environments does not import, its side skips with the reason.
 
 **Random self-play at N = 4096, against Pgx.** Plies per second of
 ``vecenv.selfplay.play("connectx", ("random", "random"), 4096, seed=0, num_threads=T)``, T = 1 and
-2, counting the plies actually played (``result.plies.sum()``: ``play`` runs until the longest of
-the 4096 matches ends, so the last plies step a batch most of whose matches are over; the share of
-match-plies that were played, ``plies.sum() / (4096 * plies.max())``, is kept in ``extra_info`` as
-``occupancy``). Each call builds its engine, plays every match to its end and summarises the
-results: this is the engine-level figure too (the engine has no public way to let the built-in
-agents choose the moves other than ``play``). The same seed every round, so every round plays the
-same matches.
+2, counting the plies actually played (``result.plies.sum()``; a finished match stops, so the share
+of match-plies played, ``plies.sum() / (4096 * plies.max())``, kept in ``extra_info`` as
+``occupancy``, costs little). Each call builds its engine, plays every match to its end and
+summarises the results. The same seed every round, so every round plays the same matches. Every
+side of this section times rounds for about 1.5 s (at least 20 rounds): the best round of each then
+comes from an equally long look at a machine whose other work comes and goes.
 
-**The same work as Pgx's** (``vecenv-stream``, the figure the target is for): ``vecenv.make(
-"connectx", num_envs=4096, autoreset="same_step")`` on one thread, both seats played by the
-built-in random agent through ``vecenv.selfplay.Seats`` (moves chosen inside the engine), 32 steps a
-round, every game moving every step and a finished game replaced in the same step, as Pgx's
-``auto_reset`` does; it counts N x 32 steps a round.
+**The same work as Pgx's** (``vecenv-stream``, the figures the target is for): ``vecenv.make(
+"connectx", num_envs=4096, autoreset="same_step")``, both seats played by the built-in random agent
+through ``vecenv.selfplay.Seats.step(32)``: one call a round, in which each game plays 32 plies
+in a row (the moves chosen and played in one compiled loop), a finished game replaced in the same
+step, as Pgx's ``auto_reset`` does; it counts N x 32 steps a round.
 
-Against it, Pgx's ``connect_four`` (``pgx.make("connect_four")``) under ``jax.jit`` on CPU with
-jax's default threads: ``jax.vmap`` of ``pgx.experimental.auto_reset(env.step, env.init)`` (a
-finished game is replaced by a new one in the same step) over N = 4096 games, the moves drawn
-uniformly among the legal ones (``pgx.experimental.act_randomly`` on ``legal_action_mask``), in a
-``jax.lax.scan`` of T = 32 steps per call, each step splitting the keys the step and the reset take;
-it counts N x 32 steps a call (every game moves every step). Compile time is excluded (the first
-call compiles, before timing). Target: ``vecenv-stream`` at least 5x Pgx. Pgx is an optional peer
-(``pip install pgx``, with jax); where it does not install or import, its benchmark skips with the
-reason. In smoke mode N = 64 and the scan is 2 steps long.
+Against it, Pgx's ``connect_four`` (``pgx.make("connect_four")``) under ``jax.jit`` on CPU:
+``jax.vmap`` of ``pgx.experimental.auto_reset(env.step, env.init)`` (a finished game is replaced by
+a new one in the same step) over N = 4096 games, the moves drawn uniformly among the legal ones
+(``pgx.experimental.act_randomly`` on ``legal_action_mask``), in a ``jax.lax.scan`` of T = 32 steps
+per call, each step splitting the keys the step and the reset take; it counts N x 32 steps a call
+(every game moves every step). Compile time is excluded (the first call compiles, before timing).
+
+Same thread count on both sides: jax's CPU backend runs on every CPU by default, so
+``vecenv-stream-T2`` (two threads) is compared with ``pgx-scan`` as jax runs by default
+(``threads`` in ``extra_info``: the CPUs the process may use), and ``vecenv-stream-T1`` with
+``pgx-scan-1cpu``: every thread of the process (jax's pool included) held to one CPU while Pgx
+plays, as ``taskset`` would; vecenv's T = 1 rounds run held to that same CPU. Target: each
+vecenv stream at least 5x its Pgx. Pgx is an optional peer (``pip install pgx``, with jax); where
+it does not install or import, its benchmarks skip with the reason, as the one-CPU ones do where
+the operating system cannot hold threads to a CPU. In smoke mode N = 64 and the scan is 2 steps
+long.
 
 Keys: ("selfplay", "negamax-random", impl) with impl "vecenv-T1", "vecenv-T2", "kaggle" (matches or
 episodes per second); ("selfplay", "connect_four", 4096, impl) with impl "vecenv-T1", "vecenv-T2",
-"pgx-scan" (plies per second). The table prints every rate as "steps/s".
+"vecenv-stream-T1", "vecenv-stream-T2", "pgx-scan", "pgx-scan-1cpu" (plies per second). The table
+prints every rate as "steps/s".
 """
 
+import contextlib
 import importlib.util
+import math
 import os
 import random
 import tempfile
+import time
 
 import numpy as np
 import pytest
@@ -71,6 +81,9 @@ T = 32  # steps in one Pgx scan call
 SMOKE_N = 64
 SMOKE_T = 2
 PGX_TARGET = 5.0
+RANDOM_SECONDS = 1.5  # of timed rounds for each side of the random self-play benchmarks
+MIN_ROUNDS = 20
+MAX_ROUNDS = 400
 JAX_CACHE = os.path.join(tempfile.gettempdir(), "vecenv-bench-jax-cache")
 
 NEGAMAX_SECTION = (
@@ -78,8 +91,8 @@ NEGAMAX_SECTION = (
     "kaggle_environments run (episodes/s); printed as steps/s"
 )
 RANDOM_SECTION = (
-    f"Connect Four random self-play, N={N}: vecenv.selfplay.play (plies played/s) vs Pgx "
-    "connect_four (jax CPU, default threads, steps/s)"
+    f"Connect Four random self-play, N={N}: vecenv (plies played/s) vs Pgx connect_four "
+    "(jax CPU, steps/s)"
 )
 
 
@@ -101,17 +114,30 @@ def _declare():
     key = ("selfplay", "connect_four", N)
     report.label(key + ("vecenv-T1",), "vecenv play T=1")
     report.label(key + ("vecenv-T2",), "vecenv play T=2")
-    report.label(key + ("vecenv-stream",), f"vecenv stream T=1, {T} plies a round")
-    report.label(key + ("pgx-scan",), f"pgx scan T={T}")
-    for impl in ("vecenv-stream", "vecenv-T1", "vecenv-T2"):
-        target = PGX_TARGET if impl == "vecenv-stream" else None
+    for threads in (1, 2):
+        report.label(key + (f"vecenv-stream-T{threads}",), f"vecenv stream T={threads}")
+    report.label(key + ("pgx-scan",), "pgx scan, jax's default threads")
+    report.label(key + ("pgx-scan-1cpu",), "pgx scan on 1 CPU")
+    target_text = f"target >= {PGX_TARGET:g}x"
+    report.compare(
+        RANDOM_SECTION,
+        f"random vs random N={N}, 1 thread, {T} plies a round",
+        key + ("vecenv-stream-T1",),
+        key + ("pgx-scan-1cpu",),
+        target=PGX_TARGET,
+        target_text=target_text,
+    )
+    report.compare(
+        RANDOM_SECTION,
+        f"random vs random N={N}, 2 threads, {T} plies a round",
+        key + ("vecenv-stream-T2",),
+        key + ("pgx-scan",),
+        target=PGX_TARGET,
+        target_text=target_text,
+    )
+    for impl in ("vecenv-T1", "vecenv-T2"):
         report.compare(
-            RANDOM_SECTION,
-            f"random vs random N={N}",
-            key + (impl,),
-            key + ("pgx-scan",),
-            target=target,
-            target_text=f"target >= {PGX_TARGET:g}x" if target else "",
+            RANDOM_SECTION, f"random vs random N={N}", key + (impl,), key + ("pgx-scan",)
         )
 
 
@@ -125,6 +151,21 @@ def timed(benchmark, round_fn, rounds, warmup_rounds=1):
         benchmark(round_fn)
         return
     benchmark.pedantic(round_fn, rounds=rounds, warmup_rounds=warmup_rounds, iterations=1)
+
+
+def timed_for(benchmark, round_fn, seconds=RANDOM_SECONDS):
+    """Timed calls of ``round_fn`` for about ``seconds`` (MIN_ROUNDS to MAX_ROUNDS of them, as
+    many as one untimed call says fit); once when disabled. Rounds spread over the same time on
+    every side: the best round of each then comes from as long a look at the machine, where
+    other work (on a shared machine, on the other CPUs) comes and goes in spells."""
+    if benchmark.disabled:
+        benchmark(round_fn)
+        return
+    start = time.perf_counter()
+    round_fn()
+    elapsed = max(time.perf_counter() - start, 1e-6)
+    rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS, math.ceil(seconds / elapsed))))
+    timed(benchmark, round_fn, rounds, warmup_rounds=0)
 
 
 # -- negamax vs random ---------------------------------------------------------------------------
@@ -257,46 +298,94 @@ def _pgx_round(n, steps):
     return round_fn, finished
 
 
-def _stream_round(n, steps):
-    """vecenv's counterpart of Pgx's scan: ``n`` games on one thread, every game moving every
-    step, the built-in random agents choosing the moves inside the engine, a finished game
-    replaced in the same step (same-step autoreset, as Pgx's ``auto_reset``)."""
-    engine = vecenv.make("connectx", num_envs=n, seed=0, autoreset="same_step")
+def _stream_round(n, steps, threads):
+    """vecenv's counterpart of Pgx's scan: ``n`` games, every game moving every step, the built-in
+    random agents choosing the moves inside the engine, a finished game replaced in the same step
+    (same-step autoreset, as Pgx's ``auto_reset``)."""
+    engine = vecenv.make(
+        "connectx",
+        num_envs=n,
+        seed=0,
+        autoreset="same_step",
+        num_threads=threads,
+        parallel=threads > 1,
+    )
     seats = vecenv.selfplay.Seats(engine)
     seats.assign("random", np.zeros(n, dtype=np.int64))
     seats.assign("random", np.ones(n, dtype=np.int64))
-    actions = np.zeros((n, 2), dtype=np.int64)
     finished = []
 
     def round_fn():
-        ended = 0
-        for _ in range(steps):
-            seats.moves(actions)
-            _, _, terminated, _ = engine.step(actions)
-            ended += int(terminated.sum())
-        finished.append(ended)
+        before = int(seats.ends.sum())
+        seats.step(steps)
+        finished.append(int(seats.ends.sum()) - before)
 
     round_fn()  # compiles (or loads) the kernels
     return round_fn, finished
 
 
-@pytest.mark.parametrize("impl", ("vecenv-stream", "vecenv-T1", "vecenv-T2", "pgx-scan"))
+@contextlib.contextmanager
+def one_cpu():
+    """Every thread of the process held to one CPU (the lowest it may use), as ``taskset`` holds
+    a process; as they were afterwards. Skips where the operating system cannot do it."""
+    tasks = "/proc/self/task"
+    if not hasattr(os, "sched_setaffinity") or not os.path.isdir(tasks):
+        pytest.skip("holding threads to one CPU needs Linux's sched_setaffinity")
+    allowed = os.sched_getaffinity(0)
+    cpu = {min(allowed)}
+
+    def each_thread(action):
+        for tid in os.listdir(tasks):
+            with contextlib.suppress(ProcessLookupError):  # a thread that ended meanwhile
+                action(int(tid))
+
+    saved = {}
+    each_thread(lambda tid: saved.setdefault(tid, os.sched_getaffinity(tid)))
+    each_thread(lambda tid: os.sched_setaffinity(tid, cpu))
+    try:
+        yield
+    finally:
+        each_thread(lambda tid: os.sched_setaffinity(tid, saved.get(tid, allowed)))
+
+
+def _threads(impl):
+    """The threads a stream runs on, or the CPUs jax may use."""
+    if impl.startswith("vecenv"):
+        return int(impl[-1])
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+RANDOM_IMPLS = (
+    "vecenv-stream-T1",
+    "vecenv-stream-T2",
+    "vecenv-T1",
+    "vecenv-T2",
+    "pgx-scan-1cpu",
+    "pgx-scan",
+)
+
+
+@pytest.mark.parametrize("impl", RANDOM_IMPLS)
 def test_random_selfplay(benchmark, impl):
     benchmark.group = f"Connect Four random self-play N={N}"
     smoke = benchmark.disabled
     n = SMOKE_N if smoke else N
-    if impl == "vecenv-stream":
+    # The T = 1 stream and Pgx's one-CPU scan run held to the same CPU.
+    held = impl in ("vecenv-stream-T1", "pgx-scan-1cpu")
+    if impl.startswith(("vecenv-stream", "pgx-scan")):
         steps = SMOKE_T if smoke else T
-        round_fn, finished = _stream_round(n, steps)
-        timed(benchmark, round_fn, 20)
+        if impl.startswith("pgx"):
+            round_fn, finished = _pgx_round(n, steps)
+        else:
+            round_fn, finished = _stream_round(n, steps, int(impl[-1]))
+        with one_cpu() if held else contextlib.nullcontext():
+            timed_for(benchmark, round_fn)
         plies = n * steps
-        info = {"games_finished_per_call": finished[-1], "steps_per_call": steps}
-    elif impl == "pgx-scan":
-        steps = SMOKE_T if smoke else T
-        round_fn, finished = _pgx_round(n, steps)
-        timed(benchmark, round_fn, 20)
-        plies = n * steps
-        info = {"games_finished_per_call": finished[-1], "steps_per_call": steps}
+        info = {
+            "games_finished_per_call": finished[-1],
+            "steps_per_call": steps,
+            "threads": 1 if held else _threads(impl),
+        }
     else:
         threads = int(impl[-1])
         agents = ("random", "random")
@@ -307,7 +396,7 @@ def test_random_selfplay(benchmark, impl):
         def round_fn():
             out[:] = [vecenv.selfplay.play("connectx", agents, n, seed=0, num_threads=threads)]
 
-        timed(benchmark, round_fn, 20)
+        timed_for(benchmark, round_fn)
         result = out[0]
         plies = int(result.plies.sum())
         assert result.summary.matches == n

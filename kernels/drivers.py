@@ -154,6 +154,21 @@ def count_bad_actions(actions, low, high):
     return bad
 
 
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _act(s, cfg, obs, i, kinds, memory, rngs, actions):
+    """The built-in agents' moves in running episode ``i`` (see ``act_agents``)."""
+    # The seats to move, as bits: in a turn-based game which seat moves is a coin flip from one
+    # episode to the next, a branch per seat mispredicted half the time, while the loop over the
+    # bits runs once per episode.
+    to_move = 0
+    for k in range(kinds.shape[1]):
+        to_move |= np.int64((kinds[i, k] >= 0) & (s.status[k] == ACTIVE)) << k
+    while to_move != 0:
+        k = trailing_zeros(to_move)
+        to_move &= to_move - 1
+        actions[i, k] = game_act(kinds[i, k], obs, i, k, s.step, cfg, memory[i, k], rngs[i, k])
+
+
 # >>> parallel variants
 @nb.njit(cache=True, error_model="numpy")
 def step(
@@ -169,8 +184,17 @@ def step(
     final_obs,
     mode,
     max_steps,
+    agents=None,
 ):
     """Validate every action row, then advance every episode; returns -1 or the first bad index.
+
+    ``agents``, when given, is ``(kinds, memory, rngs, plies, returns, ends)``: the built-in
+    agents (``kinds``, ``memory`` and ``rngs`` as ``act_agents`` takes them) move first in the same
+    pass over the episodes, each episode's record read once a ply instead of twice, and each
+    episode plays ``plies`` plies in a row, as that many calls would (an episode frozen by
+    disabled autoreset stops), its record staying in cache. The outputs are the last ply's;
+    ``returns`` (N, agents) and ``ends`` (N,) add up every ply's rewards and episode ends.
+    Without it (numba compiles those branches away) the step is the caller's actions alone.
 
     The generated module also holds ``step_parallel``: this function with ``parallel=True`` and
     ``nb.prange`` on the loop marked "parallel". The action count stays serial: it vectorises, and
@@ -183,35 +207,47 @@ def step(
     # The rows handed to the rules: read, or written inside the rules' call (see ``borrowed``).
     actions = borrowed(actions)
     rewards = borrowed(rewards)
+    plies = 1
+    if agents is not None:
+        kinds, memory, rngs, plies, returns, ends = agents
+        seen = borrowed(obs)  # what the agents read: written only through ``obs``
     for i in range(states.shape[0]):  # parallel
         s = states[i]
         cfg = cfgs[0]  # read per episode: numba's parallel loops cannot take a record argument
-        if s.done != 0:
-            # The episode ended at the previous call: next-step autoreset starts a new one and
-            # ignores the action; disabled autoreset leaves it frozen until a masked reset. (Under
-            # same-step autoreset only a restored state can be finished here; it restarts.)
-            rewards[i, :] = 0.0
-            if mode != DISABLED:
+        for _ in range(plies):
+            if agents is not None and s.done == 0:
+                _act(s, cfg, seen, i, kinds, memory, rngs, actions)
+            if s.done != 0:
+                # The episode ended at the previous step: next-step autoreset starts a new one
+                # and ignores the action; disabled autoreset leaves it frozen until a masked
+                # reset. (Under same-step autoreset only a restored state can be finished here;
+                # it restarts.)
+                rewards[i, :] = 0.0
+                if mode == DISABLED:
+                    terminated[i] = (s.done & TERMINATED) != 0
+                    truncated[i] = (s.done & TRUNCATED) != 0
+                    break  # the plies left would change nothing
                 terminated[i] = False
                 truncated[i] = False
                 _begin(s, cfg, obs, i)
-            else:
-                terminated[i] = (s.done & TERMINATED) != 0
-                truncated[i] = (s.done & TRUNCATED) != 0
-            continue
-        ended = game_step(s, cfg, actions[i], rewards[i])
-        s.step += 1
-        term = ended != 0
-        trunc = s.step >= max_steps
-        terminated[i] = term
-        truncated[i] = trunc
-        if term or trunc:
-            s.done = (TERMINATED if term else 0) | (TRUNCATED if trunc else 0)
-            if mode == SAME_STEP:
-                game_observe(s, cfg, final_obs, i)
-                _begin(s, cfg, obs, i)
                 continue
-        game_observe_step(s, cfg, obs, i)
+            ended = game_step(s, cfg, actions[i], rewards[i])
+            s.step += 1
+            term = ended != 0
+            trunc = s.step >= max_steps
+            terminated[i] = term
+            truncated[i] = trunc
+            if agents is not None:
+                for k in range(rewards.shape[1]):
+                    returns[i, k] += rewards[i, k]
+                ends[i] += term or trunc
+            if term or trunc:
+                s.done = (TERMINATED if term else 0) | (TRUNCATED if trunc else 0)
+                if mode == SAME_STEP:
+                    game_observe(s, cfg, final_obs, i)
+                    _begin(s, cfg, obs, i)
+                    continue
+            game_observe_step(s, cfg, obs, i)
     return -1
 
 
@@ -223,20 +259,8 @@ def act_agents(states, cfgs, obs, kinds, memory, rngs, actions):
     obs = borrowed(obs)
     for i in range(states.shape[0]):  # parallel
         s = states[i]
-        if s.done != 0:
-            continue
-        # The seats to move, as bits: in a turn-based game which seat moves is a coin flip from
-        # one episode to the next, a branch per seat mispredicted half the time, while the loop
-        # over the bits runs once per episode.
-        to_move = 0
-        for k in range(kinds.shape[1]):
-            to_move |= np.int64((kinds[i, k] >= 0) & (s.status[k] == ACTIVE)) << k
-        while to_move != 0:
-            k = trailing_zeros(to_move)
-            to_move &= to_move - 1
-            actions[i, k] = game_act(
-                kinds[i, k], obs, i, k, s.step, cfgs[0], memory[i, k], rngs[i, k]
-            )
+        if s.done == 0:
+            _act(s, cfgs[0], obs, i, kinds, memory, rngs, actions)
 
 
 # <<< parallel variants

@@ -3,8 +3,12 @@
 import numpy as np
 import pytest
 
-from vecenv import selfplay
-from vecenv.kernels.turns import DONE, INVALID, STATUS_NAMES
+import vecenv
+from vecenv import registry, selfplay
+from vecenv.engine import PARALLEL_MIN_ENVS
+from vecenv.kernels.turns import ACTIVE, DONE, INVALID, STATUS_NAMES
+
+TWO_AGENT_GAMES = [g for g in registry.list_envs() if registry.get_spec(g).num_agents == 2]
 
 
 def lowest_open_column(obs, legal):
@@ -128,3 +132,106 @@ def test_wilson_interval():
     low, high = selfplay.wilson(50, 100)
     assert low < 0.5 < high and high - low == pytest.approx(0.19, abs=0.01)
     assert selfplay.wilson(0, 10)[0] == 0.0 and selfplay.wilson(10, 10)[1] == pytest.approx(1.0)
+
+
+def out_of_range_sometimes(obs, legal):
+    """A batched policy whose move depends on what it sees, one past the range now and then."""
+    first = next(iter(obs.values()))
+    seen = first.reshape(first.shape[0], -1).sum(axis=1).astype(np.int64)
+    return np.where(seen % 7 == 3, 99, seen % 2)
+
+
+@pytest.mark.parametrize("autoreset", ["next_step", "same_step", "disabled"])
+@pytest.mark.parametrize("game", TWO_AGENT_GAMES)
+def test_seats_step_plays_as_moves_then_step(game, autoreset):
+    """``Seats.step`` (agents and step in one pass, on one thread and on two) gives what
+    ``Seats.moves`` then the engine's ``step`` give: moves, observations, rewards, flags,
+    states, the agents' memory and streams, and its totals add up the rewards and the episodes
+    ended. Every built-in agent and empty seats are mixed across the batch, and a Python policy
+    (with moves out of range) plays some seats."""
+    n = PARALLEL_MIN_ENVS + 3  # large enough to take the parallel loop
+    split, fused, threaded = seat_tables(game, n, autoreset, threads=(1, 1, 2))
+    kinds = split.kinds.copy()
+    actions = np.zeros((n, 2), dtype=np.int64)
+    returns = np.zeros((n, 2))
+    ends = np.zeros(n, dtype=np.int64)
+    agent_moves = 0
+    for _ in range(30):
+        to_move = split.engine.states["status"] == ACTIVE
+        agent_moves += int((to_move & (kinds >= 0)).sum())
+        running = split.engine.states["done"] == 0  # (a frozen episode's flags stay set)
+        split.moves(actions)
+        expected = split.engine.step(actions)
+        returns += expected[1]
+        ends += running & (expected[2] | expected[3])
+        for table in (fused, threaded):
+            got = table.step()
+            np.testing.assert_array_equal(table.actions, actions)
+            assert_same_play(table, split, expected, got)
+            np.testing.assert_array_equal(table.returns, returns)
+            np.testing.assert_array_equal(table.ends, ends)
+    assert threaded.engine.uses_threads and not fused.engine.uses_threads
+    assert agent_moves > n, agent_moves  # the built-in agents did move
+    assert ends.sum() > 0
+
+
+@pytest.mark.parametrize("autoreset", ["next_step", "same_step", "disabled"])
+@pytest.mark.parametrize("game", TWO_AGENT_GAMES)
+def test_plies_in_a_row_are_the_plies_one_by_one(game, autoreset):
+    """``Seats.step(plies)`` with built-in agents only (each episode playing its plies in a
+    row, on one thread and on two) reaches what as many ``Seats.step()`` calls reach."""
+    n = PARALLEL_MIN_ENVS + 3
+    one_by_one, in_a_row, threaded = seat_tables(
+        game, n, autoreset, threads=(1, 1, 2), policy=False
+    )
+    for plies in (1, 5, 13):
+        for _ in range(plies):
+            expected = one_by_one.step()
+        for table in (in_a_row, threaded):
+            got = table.step(plies)
+            assert_same_play(table, one_by_one, expected, got)
+            np.testing.assert_array_equal(table.returns, one_by_one.returns)
+            np.testing.assert_array_equal(table.ends, one_by_one.ends)
+    assert one_by_one.ends.sum() > 0
+
+
+def seat_tables(game, n, autoreset, threads, policy=True):
+    """``Seats`` of one engine per thread count, the same seed, every seat given the same agent:
+    a built-in one at random, none (the action's lowest value), or a Python policy."""
+    tables = []
+    rng = np.random.default_rng(1)
+    for t in threads:
+        engine = vecenv.make(
+            game,
+            num_envs=n,
+            seed=11,
+            autoreset=autoreset,
+            num_threads=t,
+            parallel=t > 1,
+            max_episode_steps=12,
+        )
+        tables.append(selfplay.Seats(engine))
+    kinds = rng.integers(-1, len(tables[0].names), size=(n, 2))
+    policy_seat = np.where(rng.random(n) < 0.3, 0, 1)
+    for table in tables:
+        table.kinds[:] = kinds
+        if policy:
+            table.assign(out_of_range_sometimes, policy_seat)
+    return tables
+
+
+def assert_same_play(table, reference, expected, got):
+    for x, y in zip(expected[1:], got[1:], strict=True):
+        np.testing.assert_array_equal(x, y)
+    for name in expected[0]:
+        np.testing.assert_array_equal(expected[0][name], got[0][name])
+    np.testing.assert_array_equal(table.engine.get_state(), reference.engine.get_state())
+    np.testing.assert_array_equal(table.memory, reference.memory)
+    np.testing.assert_array_equal(table.rngs, reference.rngs)
+
+
+def test_plies_must_be_a_positive_integer():
+    table = selfplay.Seats(vecenv.make("tictactoe", num_envs=2, seed=0))
+    for bad in (0, -1, 1.5, "2", None):
+        with pytest.raises(ValueError, match="plies"):
+            table.step(bad)

@@ -187,7 +187,7 @@ class Engine:
         self._rewards = np.zeros((n, a), dtype=np.float64)
         self._terminated = np.zeros(n, dtype=np.bool_)
         self._truncated = np.zeros(n, dtype=np.bool_)
-        self._fast_step = None
+        self._fast_steps = {}  # the compiled serial step's entry point, by variant
         if parallel not in (None, True, False):
             raise ValueError(f"parallel must be None, True or False, got {parallel!r}")
         threaded = self.num_threads > 1 and self.num_envs >= PARALLEL_MIN_ENVS
@@ -281,6 +281,18 @@ class Engine:
         """``step`` for actions already made canonical by ``_actions`` (or a face's own buffer of
         that exact type: shape (N, agents * action width), kernel dtype, C-contiguous, writeable,
         aligned). The compiled call checks no types, so nothing else may come here."""
+        return self._step(flat, None)
+
+    def step_agents(self, flat, kinds, memory, rngs, plies, returns, ends):
+        """``step_flat`` where the built-in agents move, in the same compiled pass over the
+        episodes: agent ``kinds[i, k]`` (>= 0) writes the move of ACTIVE seat k of running
+        episode i into ``flat``, then the episode steps, ``plies`` times in a row (an episode
+        frozen by disabled autoreset stops). ``returns`` (N, agents) and ``ends`` (N,) add up
+        the rewards and the episodes ended. The arrays are ``selfplay.Seats``' own, of the one
+        type they are made with; ``plies`` is a positive int."""
+        return self._step(flat, (kinds, memory, rngs, plies, returns, ends))
+
+    def _step(self, flat, agents):
         args = (
             self._states,
             self._cfg,
@@ -294,18 +306,22 @@ class Engine:
             self._final_obs,
             self._mode,
             self._max_steps,
+            agents,
         )
-        if self._probes is not None and self._fast_step is not None:
-            bad = self._probe(args)
+        # One entry point per variant: with and without agents.
+        fast = self._fast_steps.get(agents is None)
+        if self._probes is not None and fast is not None:
+            bad = self._probe(fast, args)
         elif self._parallel and self._probes is None:
             if numba.get_num_threads() != self.num_threads:
                 numba.set_num_threads(self.num_threads)
             bad = self._drivers.step_parallel(*args)
-        elif self._fast_step is not None:
-            bad = self._fast_step(*args)
+        elif fast is not None:
+            bad = fast(*args)
         else:
             bad = self._drivers.step(*args)  # compiles or loads the loop on the first call
-            self._fast_step = _entry_point(self._drivers.step, args) or self._drivers.step
+            fast = _entry_point(self._drivers.step, args) or self._drivers.step
+            self._fast_steps[agents is None] = fast
         if bad >= 0:
             self._raise_bad_action(bad, flat)
         return self.obs, self._rewards, self._terminated, self._truncated
@@ -327,10 +343,10 @@ class Engine:
             done[held] = was
         return result
 
-    def _probe(self, args):
+    def _probe(self, fast, args):
         """A timed serial step; after a few, the engine keeps the loop that pays."""
         start = time.perf_counter()
-        bad = self._fast_step(*args)
+        bad = fast(*args)
         self._probes.append(time.perf_counter() - start)
         if len(self._probes) == _PROBE_CALLS:
             self._parallel = min(self._probes) > PARALLEL_MIN_SECONDS

@@ -33,6 +33,7 @@ from vecenv.kernels.turns import (
 
 from .engine import SEED_LIMIT, fresh_seed, is_integer
 
+PLAY_PLIES = 16  # plies a match plays in one call of ``play``'s loop
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 
 
@@ -164,13 +165,20 @@ class Seats:
         drivers = engine._drivers
         self._act = drivers.act_agents_parallel if engine.num_threads > 1 else drivers.act_agents
         self.low = int(engine.action.low[0])
+        # ``step``'s moves (in the engine's action type), and its running totals per episode:
+        # each agent's rewards and the episodes ended (set them to zero to start over).
+        self.actions = np.zeros((m, 2), dtype=engine._act_dtype)
+        self.returns = np.zeros((m, 2), dtype=np.float64)
+        self.ends = np.zeros(m, dtype=np.int64)
 
     def assign(self, agent, seat_of):
-        """``agent`` plays seat ``seat_of[i]`` of episode i."""
+        """``agent`` plays seat ``seat_of[i]`` of episode i, instead of whoever played it."""
         check_agent(self.engine.name, agent)
+        rows = np.arange(self.engine.num_envs)
         if isinstance(agent, str):
-            self.kinds[np.arange(self.engine.num_envs), seat_of] = self.names.index(agent)
+            self.kinds[rows, seat_of] = self.names.index(agent)
         else:
+            self.kinds[rows, seat_of] = -1
             self.policies.append((agent, np.asarray(seat_of, dtype=np.int64)))
 
     def reseed(self, mask=None):
@@ -195,9 +203,34 @@ class Seats:
         self._act(
             engine._states, engine._cfg, engine._obs, self.kinds, self.memory, self.rngs, actions
         )
-        status = engine._states["status"]
+        self._python_moves(actions)
+
+    def step(self, plies=1):
+        """Every seat moves where it is to move, then every episode steps, ``plies`` times:
+        ``moves`` and the engine's ``step`` in one compiled pass over the episodes, each episode
+        playing its plies in a row (Python policies move first, for the whole batch, so with
+        them each ply is a call of its own). The same moves and states as ``plies`` rounds of
+        ``moves`` and ``step``. ``actions`` holds each seat's latest move of the call (the
+        action's lowest value for a seat that did not move), ``returns`` and ``ends`` add up
+        the rewards and the episodes ended; returns the engine's ``step`` result for the last
+        ply."""
+        if not is_integer(plies) or plies < 1:
+            raise ValueError(f"plies must be a positive integer, got {plies!r}")
+        engine = self.engine
+        flat = self.actions.reshape(engine._flat_shape)
+        per_call = 1 if self.policies else int(plies)
+        for _ in range(int(plies) // per_call):
+            self.actions[:] = self.low
+            self._python_moves(self.actions)
+            result = engine.step_agents(
+                flat, self.kinds, self.memory, self.rngs, per_call, self.returns, self.ends
+            )
+        return result
+
+    def _python_moves(self, actions):
+        status = self.engine._states["status"]
         for policy, seat_of in self.policies:
-            _python_moves(engine, policy, seat_of, status, actions)
+            _python_moves(self.engine, policy, seat_of, status, self.kinds, actions)
 
 
 def _agent_name(agent):
@@ -219,7 +252,8 @@ def play(
 
     Each agent is a built-in name (the game's ``agents.py``) or a Python policy (see the module's
     docstring). ``alternate`` swaps seats every other match; ``progress(done, total)`` is called
-    after every ply with the number of finished matches.
+    with the number of finished matches after every call of the engine (up to ``PLAY_PLIES``
+    plies of every match; one ply with ``keep_actions``).
     """
     name = registry.resolve(game)
     spec = registry.get_spec(name)
@@ -241,6 +275,9 @@ def play(
         seed=int(seed),
         num_threads=num_threads,
         autoreset="disabled",
+        # Calls of PLAY_PLIES plies of a large batch always pay for threads; single plies (to
+        # keep the actions) may not, so the engine times a few first.
+        parallel=None if keep_actions else num_threads > 1,
         **configuration,
     )
     engine.reset()
@@ -250,19 +287,19 @@ def play(
     table = Seats(engine)
     table.assign(agents[0], seats)
     table.assign(agents[1], 1 - seats)
-    actions = np.zeros((m, 2), dtype=np.int64)
     kept = []
-    plies = np.zeros(m, dtype=np.int64)
-    running = np.ones(m, dtype=np.bool_)
-    while running.any():
-        table.moves(actions)
+    # Plies a call: the matches play them in a row; one at a time where each ply's moves are kept.
+    per_call = 1 if keep_actions else PLAY_PLIES
+    running = True
+    while running:
+        table.step(per_call)
         if keep_actions:
-            kept.append(actions.copy())
-        engine.step(actions)
-        plies += running
-        running = engine._states["done"] == 0
+            kept.append(table.actions.copy())
+        ended = int(table.ends.sum())
+        running = ended < m
         if progress is not None:
-            progress(m - int(running.sum()), m)
+            progress(ended, m)
+    plies = engine._states["step"].copy()  # every match is one episode of the engine
 
     final = engine._states["reward"].copy()
     codes = engine._states["status"].copy()
@@ -286,11 +323,11 @@ def play(
     )
 
 
-def _python_moves(engine, policy, seat_of, status, actions):
+def _python_moves(engine, policy, seat_of, status, kinds, actions):
     """One batched call of a Python policy for its seat in every match; its actions go where it
-    is to move. A result of the wrong shape or type is a ValueError naming the policy; a move out
-    of the action's range makes that match's seat INVALID, as Kaggle rules an out-of-schema
-    action, and leaves every other match alone."""
+    is to move and no built-in agent has taken the seat since. A result of the wrong shape or
+    type is a ValueError naming the policy; a move out of the action's range makes that match's
+    seat INVALID, as Kaggle rules an out-of-schema action, and leaves every other match alone."""
     rows = np.arange(engine.num_envs)
     obs = {}
     for f in engine.observation:
@@ -303,7 +340,7 @@ def _python_moves(engine, policy, seat_of, status, actions):
             f"policy {_agent_name(policy)} must return ({engine.num_envs},) integers, "
             f"got {out.dtype} {out.shape}"
         )
-    to_move = status[rows, seat_of] == ACTIVE
+    to_move = (status[rows, seat_of] == ACTIVE) & (kinds[rows, seat_of] < 0)
     low, high = int(engine.action.low[0]), int(engine.action.high[0])
     bad = to_move & ((out < low) | (out > high))
     status[rows[bad], seat_of[bad]] = INVALID

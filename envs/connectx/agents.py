@@ -477,6 +477,8 @@ def act(kind, obs, i, player, step, cfg, memory, r):
     if kind == NEGAMAX:
         # Apart, so the random agent's call stays small enough to inline into batch loops.
         column = negamax_act(obs, i, player, cfg, memory, r)
+    elif columns == 7:  # Kaggle's default: with the width a constant, the counts unroll
+        column = random_column(r, obs[0][i], 7)
     else:
         column = random_column(r, obs[0][i], columns)
     # Called only for an ACTIVE seat, whose board has an open column; a column in range anyway.

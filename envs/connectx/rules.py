@@ -186,6 +186,14 @@ def reset(s, cfg):
     s.bits[:] = 0
 
 
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def board_size(s):
+    """(rows, columns) from the record's own shapes: constants of the compiled code, as each
+    board size has a record type of its own, so index arithmetic folds."""
+    columns = s.height.shape[0]
+    return s.board.shape[0] // columns, columns
+
+
 @nb.njit(cache=True, error_model="numpy")
 def step(s, cfg, actions, rewards):
     begin_rewards(s, rewards)
@@ -193,18 +201,22 @@ def step(s, cfg, actions, rewards):
     a = mover(s)
     if a >= 0:
         board = s.board
+        rows, columns = board_size(s)
         column = actions[a]
-        if column < 0 or column >= cfg.columns or board[column] != EMPTY:
+        if column < 0 or column >= columns or board[column] != EMPTY:
             refuse(s, a)
         else:
             mark = a + 1
             # On a stacked board the checker dropped is the column's topmost of its mark: where
             # Kaggle looks for a line.
-            row = drop(s, cfg.rows, cfg.columns, column, mark)
-            if fits_bits(cfg.rows, cfg.columns):
-                won = wins_bits(s.bits[a], cfg.rows, cfg.inarow, row, column)
+            row = drop(s, rows, columns, column, mark)
+            if fits_bits(rows, columns) and cfg.inarow == 4:
+                # Kaggle's default: with the length a constant, the line test unrolls.
+                won = wins_bits(s.bits[a], rows, 4, row, column)
+            elif fits_bits(rows, columns):
+                won = wins_bits(s.bits[a], rows, cfg.inarow, row, column)
             else:
-                won = wins(board, cfg.rows, cfg.columns, cfg.inarow, row, column, mark)
+                won = wins(board, rows, columns, cfg.inarow, row, column, mark)
             settle(s, a, won, s.filled == board.shape[0])
     return end_step(s, cfg, rewards)
 
@@ -219,7 +231,7 @@ def observe(s, cfg, obs, i):
     obs[1][i, 1] = 2
     legal = obs[2][i]
     running = any_active(s)
-    for c in range(cfg.columns):
+    for c in range(s.height.shape[0]):
         legal[c] = running and board[c] == EMPTY
 
 
@@ -229,8 +241,9 @@ def observe_step(s, cfg, obs, i):
     only the cell dropped into and its column's legality change, or every column when it ended."""
     column = s.last
     if column >= 0:
-        cell = column + (cfg.rows - s.height[column]) * cfg.columns
+        rows, columns = board_size(s)
+        cell = column + (rows - s.height[column]) * columns
         obs[0][i, cell] = s.board[cell]
-        obs[2][i, column] = s.height[column] < cfg.rows
+        obs[2][i, column] = s.height[column] < rows
     if not any_active(s):
         obs[2][i, :] = False
