@@ -232,6 +232,18 @@ def assert_same_play(table, reference, expected, got):
 
 def test_plies_must_be_a_positive_integer():
     table = selfplay.Seats(vecenv.make("tictactoe", num_envs=2, seed=0))
-    for bad in (0, -1, 1.5, "2", None):
+    for bad in (0, -1, 1.5, "2", None, True, 2**63):
         with pytest.raises(ValueError, match="plies"):
             table.step(bad)
+
+
+def test_the_arrays_the_compiled_step_takes_cannot_be_replaced():
+    table = selfplay.Seats(vecenv.make("connectx", num_envs=3, seed=0))
+    for name in ("kinds", "memory", "rngs", "actions", "returns", "ends"):
+        with pytest.raises(AttributeError):
+            setattr(table, name, np.zeros(3, dtype=np.int32))
+    table.kinds[:] = 0  # written in place: the random agent in every seat
+    table.step(4)
+    assert table.engine.states["filled"].tolist() == [4, 4, 4]
+    table.returns[:] = 0  # totals start over
+    assert not table.returns.any()

@@ -283,7 +283,7 @@ class Engine:
         aligned). The compiled call checks no types, so nothing else may come here."""
         return self._step(flat, None)
 
-    def step_agents(self, flat, kinds, memory, rngs, plies, returns, ends):
+    def _step_agents(self, flat, kinds, memory, rngs, plies, returns, ends):
         """``step_flat`` where the built-in agents move, in the same compiled pass over the
         episodes: agent ``kinds[i, k]`` (>= 0) writes the move of ACTIVE seat k of running
         episode i into ``flat``, then the episode steps, ``plies`` times in a row (an episode

@@ -144,6 +144,11 @@ def check_agent(game, agent):
         raise ValueError(f"an agent must be a built-in name or a callable, got {agent!r}")
 
 
+def _array(name, doc):
+    """A read-only attribute holding one of ``Seats``' arrays."""
+    return property(lambda self: getattr(self, name), doc=doc)
+
+
 class Seats:
     """Who plays which seat of every episode of a two-agent engine, and their moves.
 
@@ -151,15 +156,26 @@ class Seats:
     episode's seed, so an episode's moves never depend on the others); Python policies are called
     once per ply for the whole batch."""
 
+    # The compiled step takes these arrays without checking their types: they can be read and
+    # written in place, never replaced.
+    kinds = _array(
+        "_kinds", "(N, 2) int64: each seat's built-in agent (its index in ``names``), -1 for none"
+    )
+    memory = _array("_memory", "(N, 2, words) int64: each built-in agent's memory")
+    rngs = _array("_rngs", "(N, 2) records: each built-in agent's random stream")
+    actions = _array("_actions", "(N, 2): the moves of the last ``step``")
+    returns = _array("_returns", "(N, 2) float64: rewards summed over every ``step``")
+    ends = _array("_ends", "(N,) int64: episodes ended over every ``step``")
+
     def __init__(self, engine):
         self.engine = engine
         m = engine.num_envs
         self.module = registry.game_module(engine.name, "agents")
         self.names = tuple(self.module.NAMES) if self.module is not None else ()
-        self.kinds = np.full((m, 2), -1, dtype=np.int64)  # -1: not a built-in agent
+        self._kinds = np.full((m, 2), -1, dtype=np.int64)  # -1: not a built-in agent
         words = memory_words(self.module, engine.config) if self.module is not None else 1
-        self.memory = np.zeros((m, 2, words), dtype=np.int64)
-        self.rngs = np.zeros((m, 2), dtype=AGENT_RNG)
+        self._memory = np.zeros((m, 2, words), dtype=np.int64)
+        self._rngs = np.zeros((m, 2), dtype=AGENT_RNG)
         self.reseed()
         self.policies = []  # (policy, seat of each episode)
         drivers = engine._drivers
@@ -167,18 +183,18 @@ class Seats:
         self.low = int(engine.action.low[0])
         # ``step``'s moves (in the engine's action type), and its running totals per episode:
         # each agent's rewards and the episodes ended (set them to zero to start over).
-        self.actions = np.zeros((m, 2), dtype=engine._act_dtype)
-        self.returns = np.zeros((m, 2), dtype=np.float64)
-        self.ends = np.zeros(m, dtype=np.int64)
+        self._actions = np.zeros((m, 2), dtype=engine._act_dtype)
+        self._returns = np.zeros((m, 2), dtype=np.float64)
+        self._ends = np.zeros(m, dtype=np.int64)
 
     def assign(self, agent, seat_of):
         """``agent`` plays seat ``seat_of[i]`` of episode i, instead of whoever played it."""
         check_agent(self.engine.name, agent)
         rows = np.arange(self.engine.num_envs)
         if isinstance(agent, str):
-            self.kinds[rows, seat_of] = self.names.index(agent)
+            self._kinds[rows, seat_of] = self.names.index(agent)
         else:
-            self.kinds[rows, seat_of] = -1
+            self._kinds[rows, seat_of] = -1
             self.policies.append((agent, np.asarray(seat_of, dtype=np.int64)))
 
     def reseed(self, mask=None):
@@ -188,11 +204,11 @@ class Seats:
         mask = np.ones(m, dtype=np.bool_) if mask is None else mask
         words = np.zeros((m, 2), dtype=np.uint64)
         agent_words(self.engine._words, words, mask)
-        self.rngs["rng"][mask] = words[mask]
+        self._rngs["rng"][mask] = words[mask]
 
     def new_matches(self, mask):
         """The episodes where ``mask`` start new matches: their agents forget."""
-        self.memory[mask] = 0
+        self._memory[mask] = 0
 
     def moves(self, actions):
         """Every seat's move where it is to move (the action's lowest value elsewhere)."""
@@ -201,7 +217,7 @@ class Seats:
         if engine.num_threads > 1:
             numba.set_num_threads(engine.num_threads)
         self._act(
-            engine._states, engine._cfg, engine._obs, self.kinds, self.memory, self.rngs, actions
+            engine._states, engine._cfg, engine._obs, self._kinds, self._memory, self._rngs, actions
         )
         self._python_moves(actions)
 
@@ -214,23 +230,23 @@ class Seats:
         action's lowest value for a seat that did not move), ``returns`` and ``ends`` add up
         the rewards and the episodes ended; returns the engine's ``step`` result for the last
         ply."""
-        if not is_integer(plies) or plies < 1:
+        if not is_integer(plies) or not 1 <= plies < 2**63:
             raise ValueError(f"plies must be a positive integer, got {plies!r}")
         engine = self.engine
-        flat = self.actions.reshape(engine._flat_shape)
+        flat = self._actions.reshape(engine._flat_shape)
         per_call = 1 if self.policies else int(plies)
         for _ in range(int(plies) // per_call):
-            self.actions[:] = self.low
-            self._python_moves(self.actions)
-            result = engine.step_agents(
-                flat, self.kinds, self.memory, self.rngs, per_call, self.returns, self.ends
+            self._actions[:] = self.low
+            self._python_moves(self._actions)
+            result = engine._step_agents(
+                flat, self._kinds, self._memory, self._rngs, per_call, self._returns, self._ends
             )
         return result
 
     def _python_moves(self, actions):
         status = self.engine._states["status"]
         for policy, seat_of in self.policies:
-            _python_moves(self.engine, policy, seat_of, status, self.kinds, actions)
+            _python_moves(self.engine, policy, seat_of, status, self._kinds, actions)
 
 
 def _agent_name(agent):
