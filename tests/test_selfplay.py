@@ -237,6 +237,24 @@ def test_plies_must_be_a_positive_integer():
             table.step(bad)
 
 
+@pytest.mark.parametrize("autoreset", ["next_step", "same_step", "disabled"])
+@pytest.mark.parametrize("game", TWO_AGENT_GAMES)
+def test_garbage_written_into_the_seats_leaves_every_state_valid(game, autoreset):
+    """Any kind, memory or stream written into ``Seats``' arrays: the agents' moves are not
+    checked before the rules take them, so the rules must refuse what they cannot play, and
+    every state stays one the engine accepts."""
+    rng = np.random.default_rng(5)
+    engine = vecenv.make(game, num_envs=300, seed=1, autoreset=autoreset)
+    table = selfplay.Seats(engine)
+    table.kinds[:] = rng.integers(-5, 100, size=table.kinds.shape)
+    table.memory[:] = rng.integers(-(2**62), 2**62, size=table.memory.shape)
+    table.rngs["rng"] = rng.integers(0, 2**63, size=table.rngs.shape, dtype=np.uint64)
+    for _ in range(5):
+        table.step(7)
+        assert engine.check_state(engine.get_state()) is None
+    assert np.isin(engine.states["status"], range(len(STATUS_NAMES))).all()
+
+
 def test_the_arrays_the_compiled_step_takes_cannot_be_replaced():
     table = selfplay.Seats(vecenv.make("connectx", num_envs=3, seed=0))
     for name in ("kinds", "memory", "rngs", "actions", "returns", "ends"):

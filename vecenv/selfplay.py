@@ -244,6 +244,8 @@ class Seats:
         return result
 
     def _python_moves(self, actions):
+        if not self.policies:
+            return
         status = self.engine._states["status"]
         for policy, seat_of in self.policies:
             _python_moves(self.engine, policy, seat_of, status, self._kinds, actions)

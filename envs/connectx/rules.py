@@ -210,13 +210,13 @@ def step(s, cfg, actions, rewards):
             # On a stacked board the checker dropped is the column's topmost of its mark: where
             # Kaggle looks for a line.
             row = drop(s, rows, columns, column, mark)
-            if fits_bits(rows, columns) and cfg.inarow == 4:
+            if not fits_bits(rows, columns):
+                won = wins(board, rows, columns, cfg.inarow, row, column, mark)
+            elif cfg.inarow == 4:
                 # Kaggle's default: with the length a constant, the line test unrolls.
                 won = wins_bits(s.bits[a], rows, 4, row, column)
-            elif fits_bits(rows, columns):
-                won = wins_bits(s.bits[a], rows, cfg.inarow, row, column)
             else:
-                won = wins(board, rows, columns, cfg.inarow, row, column, mark)
+                won = wins_bits(s.bits[a], rows, cfg.inarow, row, column)
             settle(s, a, won, s.filled == board.shape[0])
     return end_step(s, cfg, rewards)
 
@@ -231,7 +231,8 @@ def observe(s, cfg, obs, i):
     obs[1][i, 1] = 2
     legal = obs[2][i]
     running = any_active(s)
-    for c in range(s.height.shape[0]):
+    _, columns = board_size(s)
+    for c in range(columns):
         legal[c] = running and board[c] == EMPTY
 
 
