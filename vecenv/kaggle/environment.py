@@ -274,7 +274,12 @@ class Environment:
         episode, "ipython" displays that page in a notebook, "json" returns ``toJSON`` as JSON."""
         mode = kwargs.get("mode", "human")
         if mode in ("ansi", "human"):
-            out = self._table.engine.render(0, mode="ansi")
+            # A game whose text tells the whole episode (rps: every round) renders the steps.
+            episode = getattr(registry.game_module(self.name, "render"), "ansi_episode", None)
+            if episode is not None:
+                out = episode(self.steps, self.configuration)
+            else:
+                out = self._table.engine.render(0, mode="ansi")
             if mode == "ansi":
                 return out
             print(out)
