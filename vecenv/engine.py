@@ -8,7 +8,6 @@ Buffers are reused between calls: ``step`` and ``reset`` return views of them, v
 call. Copy what you keep (the faces do, where their interface promises fresh arrays).
 """
 
-import numbers
 import os
 import time
 
@@ -18,7 +17,8 @@ import numpy as np
 from vecenv.kernels import build, rng
 from vecenv.kernels.state import DISABLED, HEADER_NAMES, HELD, NEXT_STEP, SAME_STEP, state_dtype
 
-from . import registry
+from . import positions, registry
+from .spec import is_integer
 
 AUTORESET_MODES = {"next_step": NEXT_STEP, "same_step": SAME_STEP, "disabled": DISABLED}
 
@@ -33,11 +33,6 @@ PARALLEL_MIN_SECONDS = 20e-6 if _SPINNING else 150e-6
 _PROBE_CALLS = 3
 NO_TIME_LIMIT = np.iinfo(np.int64).max
 SEED_LIMIT = 2**64
-
-
-def is_integer(value):
-    """An int or numpy integer, and not a bool (which Python counts as an integer)."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
 def _check_seed(seed):
@@ -224,14 +219,22 @@ class Engine:
             )
         return m
 
-    def reset(self, seed=None, mask=None):
+    def reset(self, seed=None, mask=None, position=None):
         """Start new episodes (all, or where ``mask``) and return the observation buffers.
 
         ``seed`` restarts the streams: an int gives episode i the stream of ``(seed, i)``; a
         sequence of N ints gives episode i the stream a single env seeded ``seed[i]`` would have.
         Without it every episode continues its own stream.
+
+        ``position`` starts them from a given position instead of the game's start (games whose
+        rules have a ``position`` hook; see ``vecenv.positions``): one dict for every episode
+        reset, or a list of dicts, one per episode reset in index order. A position the rules
+        cannot represent raises ``PositionError`` (a ValueError) before any episode changes.
         """
         mask = self._mask(mask)
+        placed = None
+        if position is not None:
+            placed = positions.records(self, position, int(np.count_nonzero(mask)))
         reseed = seed is not None
         if reseed:
             if is_integer(seed):
@@ -245,6 +248,14 @@ class Engine:
                 for i, s in enumerate(seeds):
                     self._words[i] = rng.seed_word(np.uint64(s), np.uint64(0))
         self._drivers.reset(self._states, self._cfg, self._obs, mask, self._words, reseed)
+        if placed is not None:
+            # The header stays the reset's (the stream continued or reseeded, not done), but for
+            # the steps the position says were taken.
+            where = np.flatnonzero(mask)
+            for name in self.state_dtype.names:
+                if name not in HEADER_NAMES or name == "step":
+                    self._states[name][where] = placed[name]
+            self._drivers.observe(self._states, self._cfg, self._obs, mask)
         self._rewards[mask] = 0.0
         self._terminated[mask] = False
         self._truncated[mask] = False

@@ -17,6 +17,7 @@ arithmetic expression over integer configuration keys (``"rows * columns"``, ``"
 import ast
 import json
 import math
+import numbers
 import operator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,11 @@ _OPS = {
     ast.FloorDiv: operator.floordiv,
     ast.USub: operator.neg,
 }
+
+
+def is_integer(value):
+    """An int or numpy integer, and not a bool (which Python counts as an integer)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
 def evaluate(expression, config):

@@ -14,14 +14,26 @@ def _board(state, config):
     return np.asarray(state["board"]).reshape(config["rows"], config["columns"])
 
 
+def _text(cells, rows, columns):
+    bar = "+" + "+".join(["---"] * columns) + "+\n"
+    out = bar
+    for r in range(rows):
+        row = cells[r * columns : (r + 1) * columns]
+        out += "| " + " | ".join(str(v) for v in row) + " |\n" + bar
+    return out
+
+
 def ansi(state, config):
     """The board as Kaggle's connectx renderer writes it: rows of ``| v | v |`` between
     ``+---+---+`` bars, every line ending in a newline."""
-    bar = "+" + "+".join(["---"] * config["columns"]) + "+\n"
-    out = bar
-    for row in _board(state, config).tolist():
-        out += "| " + " | ".join(str(v) for v in row) + " |\n" + bar
-    return out
+    return _text(np.asarray(state["board"]).tolist(), config["rows"], config["columns"])
+
+
+def ansi_episode(steps, config):
+    """Kaggle's text of an episode's last state: the board as the first agent's state holds it
+    (a position given without one, before its first step, prints rows of nothing as Kaggle's)."""
+    board = list(steps[-1][0]["observation"].get("board", []))
+    return _text(board, config["rows"], config["columns"])
 
 
 def _disc():

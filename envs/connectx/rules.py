@@ -10,6 +10,7 @@ a win sets +1/-1 and ends the episode, a full board ends it with 0/0, a move int
 import numba as nb
 import numpy as np
 
+from vecenv.kernels.position import PositionError, observed, require_marks, write_turns
 from vecenv.kernels.turns import (
     ACTIVE,
     INACTIVE,
@@ -87,6 +88,30 @@ def check_state(records, config):
     if (records["bits"] != bitboards(records["board"], rows, columns)).any():
         return "invalid state: bits must be the board's bitboards"
     return None
+
+
+def position(record, config, given):
+    """A position from its board (checkers stacked from the bottom), Kaggle's marks, statuses
+    and rewards; the counts and bitboards follow from the board, and no checker was just
+    dropped (``last`` -1)."""
+    rows, columns = config["rows"], config["columns"]
+    board = observed(given, "board", np.zeros(rows * columns, dtype=np.int8))
+    require_marks(observed(given, "mark", np.array([1, 2])), (1, 2))
+    filled = board.reshape(rows, columns) != EMPTY
+    height = filled.sum(axis=0)
+    floating = filled & (np.arange(rows)[:, None] < rows - height[None, :])
+    if floating.any():
+        row, column = np.argwhere(floating)[0]
+        raise PositionError(
+            "observation.board",
+            f"the checker at row {row}, column {column} floats above an empty cell",
+        )
+    record["board"] = board
+    record["height"] = height
+    record["filled"] = height.sum()
+    record["last"] = -1
+    record["bits"] = bitboards(board[None, :], rows, columns)[0]
+    write_turns(record, given, (ACTIVE, INACTIVE))
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")

@@ -17,7 +17,16 @@ leaves at most one step to ``episodeSteps`` ends the match, as a tie (both rewar
 import numba as nb
 import numpy as np
 
-from vecenv.kernels.turns import ACTIVE, DONE, INVALID, begin_rewards, end_step, failed
+from vecenv.kernels.position import PositionError, observed, write_turns
+from vecenv.kernels.turns import (
+    ACTIVE,
+    DONE,
+    INVALID,
+    STATUS_NAMES,
+    begin_rewards,
+    end_step,
+    failed,
+)
 
 NO_SIGN = -1
 # Rewards and scores stay integers a float64 holds exactly.
@@ -47,6 +56,31 @@ def check_state(records, config):
     if ((sign[:, 0] == NO_SIGN) != (sign[:, 1] == NO_SIGN)).any():
         return "state field 'sign' must hold both agents' signs or neither"
     return None
+
+
+def position(record, config, given):
+    """A position from what the agents observe: the signs of the last round (each agent sees
+    the other's), the scores shown (Kaggle's ``observation.reward``), and statuses and rewards
+    (Kaggle's running rewards, which the next round adds to: the scores are only shown)."""
+    seen = observed(given, "lastOpponentAction", np.full(2, NO_SIGN, dtype=np.int8))
+    if (seen[0] == NO_SIGN) != (seen[1] == NO_SIGN):
+        raise PositionError(
+            "observation.lastOpponentAction",
+            "must be given for both agents or neither (a round shows both signs)",
+            agent=int(np.flatnonzero(seen == NO_SIGN)[0]),
+        )
+    status = given.get("status", np.array([ACTIVE, ACTIVE]))
+    for k in range(2):
+        if failed(status[k]) and (status == ACTIVE).any():
+            raise PositionError(
+                "status",
+                f"{STATUS_NAMES[status[k]]} while the match runs: the rules read a failed "
+                "status as an agent without a valid sign (Kaggle's rps would score its sign)",
+                agent=k,
+            )
+    record["sign"] = seen[::-1]
+    record["score"] = observed(given, "reward", np.zeros(2, dtype=np.int64))
+    write_turns(record, given, (ACTIVE, ACTIVE))
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")

@@ -10,6 +10,7 @@ the other agent DONE. Kaggle's default episodeSteps (10) leaves room for the nin
 import numba as nb
 import numpy as np
 
+from vecenv.kernels.position import observed, require_marks, write_turns
 from vecenv.kernels.turns import (
     ACTIVE,
     INACTIVE,
@@ -57,6 +58,14 @@ def check_state(records, config):
     if not np.isin(records["reward"], REWARDS).all():
         return f"state field 'reward' must be one of {list(REWARDS)}"
     return None
+
+
+def position(record, config, given):
+    """A position from its board, Kaggle's marks, statuses and rewards (any board: Kaggle's
+    rules play on from whatever marks it holds)."""
+    record["board"] = observed(given, "board", np.zeros(CELLS, dtype=np.int8))
+    require_marks(observed(given, "mark", np.array([1, 2])), (1, 2))
+    write_turns(record, given, (ACTIVE, INACTIVE))
 
 
 @nb.njit(cache=True, error_model="numpy")

@@ -4,9 +4,9 @@
 built-in agents by name) gives the same steps as Kaggle's ``run``; timeouts and the run deadline
 are compared under one fake clock (``perf_counter`` replaced in both, advanced by the agents
 themselves or by a fixed amount per reading), so no test waits or depends on real durations.
-Then the rest of the interface: errors, ``train``, ``evaluate``, ``make``'s inputs (a history
-given as ``steps`` included), ``toJSON``, ``render``, ``Struct`` and the seeding of the built-in
-agents.
+Then the rest of the interface: errors, ``train``, ``evaluate``, ``make``'s inputs (positions
+given as ``steps`` are tests/kaggle/test_positions.py's), ``toJSON``, ``render``, ``Struct`` and
+the seeding of the built-in agents.
 """
 
 import copy
@@ -17,8 +17,6 @@ import types
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import vecenv.kaggle.agents as our_agents
 import vecenv.kaggle.environment as our_environment
@@ -690,43 +688,6 @@ def _history(game, actions, config=None):
     return env
 
 
-HISTORIES = {
-    "connectx-unfinished": ("connectx", [[3, 0], [0, 4], [3, 0], [0, 4]]),
-    "connectx-finished": ("connectx", [[3, 0], [0, 4], [3, 0], [0, 4], [3, 0], [0, 4], [3, 0]]),
-    "connectx-invalid-action": ("connectx", [[3, 0], [0, "x"]]),
-    "connectx-invalid-column": ("connectx", [[3, 0], [0, 9]]),
-    "connectx-error": ("connectx", [[3, 0], [0, ValueError("failed")]]),
-    "tictactoe-unfinished": ("tictactoe", [[4, 0], [0, 0]]),
-    "rps-unfinished": ("rps", [[0, 1], [2, 2], [1, 0]]),
-    "rps-timeout": ("rps", [[0, 1], [vk.DeadlineExceeded(), 2]]),
-    "rps-invalid": ("rps", [[0, 1], [1, 3]]),
-}
-
-
-@pytest.mark.parametrize("case", sorted(HISTORIES))
-def test_make_from_steps_restores_the_game(case):
-    game, actions = HISTORIES[case]
-    original = _history(game, actions)
-    history = json.loads(json.dumps(original.toJSON()["steps"]))
-    restored = vk.make(game, steps=copy.deepcopy(history))
-    assert plain(restored.steps) == plain(history)
-    assert restored.done == original.done
-    kaggle = reference.make(game, steps=copy.deepcopy(history), debug=True)
-    # Kaggle runs the last state through its schema, whose defaults replace a failed agent's
-    # None action and reward: its statuses stay.
-    assert plain(kaggle.steps)[:-1] == plain(restored.steps)[:-1]
-    assert [s.status for s in kaggle.state] == [s.status for s in restored.state]
-    # An unfinished game goes on identically in all three.
-    if original.done:
-        return
-    for env in (original, restored, kaggle):
-        for pair in ([0, 0], [1, 1], [2, 2]):
-            if not env.done:
-                env.step(list(pair))
-    assert plain(restored.steps) == plain(original.steps) == plain(kaggle.steps)
-    assert len(restored.steps) > len(history)
-
-
 def test_make_from_steps_keeps_the_banked_overage(clock):
     env = vk.make("connectx")
     env.run([spender(clock, [0, 30, 0, 0], lowest_column), lowest_column])
@@ -747,114 +708,6 @@ def test_clone_goes_on_as_the_original():
         e.step([5, 0])
     assert plain(twin.steps) == plain(env.steps)
     assert twin.id != env.id
-
-
-BAD_HISTORIES = {
-    "not-a-list": "steps",
-    "a-dict": {"steps": []},
-    "steps-not-lists": [1, 2],
-    "no-agents": [[]],
-    "one-agent": [[{"status": "ACTIVE"}]],
-    "agents-not-objects": [["a", "b"]],
-    "observation-not-object": [[{"observation": 3}, {}]],
-    "bad-start-board": [[{"observation": {"board": [1] * 42}}, {}]],
-    "start-done": [[{"status": "DONE"}, {"status": "DONE"}]],
-    "overage-not-number": [[{"observation": {"remainingOverageTime": "x"}}, {}]],
-}
-
-
-def _bad_history_cases():
-    good = _history("connectx", [[3, 0], [0, 4], [3, 0], [0, 4]]).toJSON()["steps"]
-    cases = dict(BAD_HISTORIES)
-    cases["wrong-agent-count-later"] = good[:2] + [good[2][:1]]
-    cases["skips-a-step"] = good[:1] + good[2:]
-    cases["step-out-of-order"] = good[:1] + [good[3]]
-    cases["garbage-state"] = good[:2] + [[{"garbage": 1}, {"x": 2}]]
-    cases["after-the-end"] = _history("tictactoe", [[0, 0], [0, 3], [1, 0], [0, 4], [2, 0]])
-    cases["after-the-end"] = cases["after-the-end"].toJSON()["steps"] + [good[1]]
-    changed = copy.deepcopy(good)
-    changed[2][1]["observation"]["mark"] = 1
-    cases["wrong-mark"] = changed
-    changed = copy.deepcopy(good)
-    changed[3][0]["reward"] = 1
-    cases["wrong-reward"] = changed
-    changed = copy.deepcopy(good)
-    changed[3][0]["observation"]["step"] = 7
-    cases["wrong-step"] = changed
-    changed = copy.deepcopy(good)
-    changed[2][1]["observation"]["board"] = list(range(42))
-    cases["board-in-the-second-state"] = changed
-    return cases
-
-
-@pytest.mark.parametrize("case", sorted(_bad_history_cases()))
-def test_make_refuses_a_history_the_game_cannot_produce(case):
-    history = _bad_history_cases()[case]
-    game = "tictactoe" if case == "after-the-end" else "connectx"
-    with pytest.raises(vk.InvalidArgument):
-        vk.make(game, steps=copy.deepcopy(history))
-
-
-_values = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-3, 45),
-    st.floats(allow_nan=True),
-    st.text(max_size=3),
-    st.sampled_from(["ACTIVE", "INACTIVE", "DONE", "INVALID", "ERROR", "TIMEOUT"]),
-    st.lists(st.integers(0, 2), max_size=42),
-)
-_agent_states = st.one_of(
-    _values,
-    st.dictionaries(
-        st.sampled_from(["action", "reward", "status", "info", "observation", "other"]),
-        st.one_of(
-            _values,
-            st.dictionaries(
-                st.sampled_from(["board", "mark", "step", "remainingOverageTime", "x"]), _values
-            ),
-        ),
-    ),
-)
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    history=st.one_of(
-        _values,
-        st.lists(st.lists(_agent_states, min_size=0, max_size=3), max_size=4),
-    )
-)
-def test_make_from_any_history_is_a_game_or_invalid_argument(history):
-    try:
-        env = vk.make("connectx", steps=copy.deepcopy(history))
-    except vk.InvalidArgument:
-        return
-    # Accepted: what the history says of each state is what the game has.
-    assert len(env.steps) == max(1, len(history) if isinstance(history, list) else 1)
-    for given_step, step in zip(history or [], env.steps, strict=False):
-        for theirs, mine in zip(given_step, step, strict=True):
-            for key in ("action", "reward", "status"):
-                if key in theirs:
-                    assert theirs[key] == mine[key]
-
-
-@settings(max_examples=100, deadline=None)
-@given(data=st.data())
-def test_make_from_a_changed_real_history_is_that_history_or_invalid_argument(data):
-    env = _history("rps", [[0, 1], [2, 2], [1, 0], [1, 1]], {"episodeSteps": 6})
-    history = json.loads(json.dumps(env.toJSON()["steps"]))
-    t = data.draw(st.integers(0, len(history) - 1))
-    k = data.draw(st.integers(0, 1))
-    key = data.draw(st.sampled_from(["action", "reward", "status", "lastOpponentAction"]))
-    value = data.draw(_values)
-    target = history[t][k]["observation"] if key == "lastOpponentAction" else history[t][k]
-    target[key] = value
-    try:
-        restored = vk.make("rps", configuration={"episodeSteps": 6}, steps=copy.deepcopy(history))
-    except vk.InvalidArgument:
-        return
-    assert plain(restored.steps) == plain(history)
 
 
 # ---- toJSON and render ---------------------------------------------------------------------------

@@ -12,11 +12,12 @@ from time import perf_counter
 
 import vecenv
 from vecenv import registry
+from vecenv.kernels.position import PositionError
 
 from .agents import Agent, builtin_callables, shared_observation
 from .errors import DeadlineExceeded, FailedPrecondition, InvalidArgument
+from .schema import agent_state, kaggle_specification
 from .schema import configuration as check_configuration
-from .schema import kaggle_specification
 from .structs import Struct, structify
 from .table import Table
 
@@ -57,8 +58,7 @@ class Environment:
         self.state = None
         self.steps = []
         if steps:
-            self._replay(steps)
-            self.logs = [] if logs is None else logs
+            self._start(steps)
         else:
             self.reset()
 
@@ -102,7 +102,8 @@ class Environment:
             if isinstance(log, dict) and "duration" in log:
                 used = max(0, log["duration"] - self.configuration.actTimeout)
                 self._overage[k] = self._overage[k] - used
-        self.state = self._table.state(recorded, self._overage)
+        previous, self.state = self.state, self._table.state(recorded, self._overage)
+        _carry_over(previous, self.state)
         self.steps.append(self.state)
         self.logs.append(logs)
         return self.state
@@ -194,53 +195,36 @@ class Environment:
         reset()
         return structify({"step": step, "reset": reset})
 
-    def _replay(self, steps):
-        """Continue from a history: the actions of ``steps`` are played again from the start and
-        must reproduce its states, step 0 included (a history this game cannot produce is
-        refused). Each agent's ``remainingOverageTime`` is taken from the history."""
+    def _start(self, steps):
+        """Start from a history, as kaggle-environments does: its last step is the position the
+        game goes on from (each agent's state filled in and checked by Kaggle's state schema),
+        the steps before it are kept as given. A position the rules cannot represent (a board of
+        the wrong size, a mark no agent plays, a connectx checker floating above an empty cell)
+        is refused with ``InvalidArgument`` naming the agent, the field and the reason."""
         if not isinstance(steps, list) or not all(isinstance(s, list) for s in steps):
             raise InvalidArgument("steps must be a list of steps, each a list of agent states")
-        self.reset(len(steps[0]))
-        self._follow(steps[0], 0)
-        for index, step in enumerate(steps[1:], start=1):
-            if self.done:
-                raise InvalidArgument(f"step {index} follows the end of the episode")
-            if len(step) != len(self.state):
-                raise InvalidArgument(f"step {index} has {len(step)} agents, not {len(self.state)}")
-            try:
-                actions = [_failed_action(s) for s in step]
-            except (TypeError, KeyError, AttributeError) as exc:
-                raise InvalidArgument(f"step {index} is not a list of agent states") from exc
-            self.step(actions)
-            self._follow(step, index)
-
-    def _follow(self, recorded, index):
-        """Checks that the states just played are ``recorded``'s (every key it has, and every
-        observation field it has but remainingOverageTime, which is taken from it)."""
-        for k, (theirs, mine) in enumerate(zip(recorded, self.state, strict=True)):
-            if not isinstance(theirs, dict) or not isinstance(theirs.get("observation", {}), dict):
-                raise InvalidArgument(f"step {index}: agent {k}'s state is not an object")
-            observation = dict(theirs.get("observation", {}))
-            if "remainingOverageTime" in observation:
-                overage = observation.pop("remainingOverageTime")
-                if isinstance(overage, bool) or not isinstance(overage, (int, float)):
-                    raise InvalidArgument(
-                        f"step {index}: agent {k}'s remainingOverageTime {overage!r} is no number"
-                    )
-                self._overage[k] = mine.observation.remainingOverageTime = overage
-            wrong = [
-                f"{key} {theirs[key]!r} (the game's: {mine.get(key)!r})"
-                for key in ("action", "reward", "status")
-                if key in theirs and not _same(theirs[key], mine.get(key))
-            ]
-            wrong += [
-                f"observation.{key} {value!r} (the game's: {mine.observation.get(key)!r})"
-                for key, value in observation.items()
-                if key not in mine.observation or not _same(value, mine.observation[key])
-            ]
-            if wrong:
-                where = "is not the game's start" if index == 0 else "does not follow"
-                raise InvalidArgument(f"step {index} {where}: agent {k}'s {'; '.join(wrong)}")
+        last, index = steps[-1], len(steps) - 1
+        if len(last) not in self.specification["agents"]:
+            raise InvalidArgument(f"{len(last)} is not a valid number of agent(s).")
+        states = []
+        for k, given in enumerate(last):
+            err, state = agent_state(self.spec, k, given)
+            if err:
+                raise InvalidArgument(f"Default state generation failed for #{k}: {err}")
+            states.append(state)
+        shown = states[0]["observation"].get("step")
+        if shown != index:
+            raise InvalidArgument(
+                f"step {index}: agent 0's observation.step is {shown!r}, not the step's index "
+                f"{index} in steps (the rules count steps as the history does)"
+            )
+        try:
+            self._table.start(states, index)
+        except PositionError as exc:
+            raise InvalidArgument(f"step {index} is no position of {self.name}: {exc}") from None
+        self._overage = [s["observation"]["remainingOverageTime"] for s in states]
+        self.state = structify(states)
+        self.steps = structify(copy.deepcopy(steps[:-1])) + [self.state]
 
     # -- output --------------------------------------------------------------------------------
 
@@ -319,12 +303,16 @@ class Environment:
         return f"Environment({self.name!r}, steps={len(self.steps)}, done={self.done})"
 
 
-def _same(a, b):
-    """``a == b`` for values read from a history (whatever they hold)."""
-    try:
-        return bool(a == b)
-    except Exception:
-        return False
+def _carry_over(previous, state):
+    """What a given starting state holds beyond the game's fields (an ``info``, an observation
+    key the game does not write) stays in every later state, as Kaggle's interpreters edit the
+    previous states in place."""
+    for before, after in zip(previous, state, strict=True):
+        if before.info:
+            after.info = copy.deepcopy(before.info)
+        for key, value in before.observation.items():
+            if key not in after.observation:
+                setattr(after.observation, key, copy.deepcopy(value))
 
 
 def _failed_action(agent_state):

@@ -191,3 +191,133 @@ def configuration(spec, given):
     except ValueError as exc:
         raise InvalidArgument(f"Configuration Invalid: {exc}") from None
     return out, engine
+
+
+# ---- agent states, as kaggle-environments fills and checks a state given through ``steps`` ----
+
+BASE_STATE = {
+    "action": {"type": "integer", "default": 0},
+    "reward": {"type": "number", "default": 0},
+    "info": {"type": "object", "default": {}},
+    "observation": {"type": "object", "additionalProperties": True, "default": {}},
+    "status": {
+        "type": "string",
+        "default": "ACTIVE",
+        "enum": ["INACTIVE", "ACTIVE", "DONE", "ERROR", "INVALID", "TIMEOUT"],
+    },
+}
+
+
+def _for_position(props, position):
+    """Kaggle's per-seat schema: shared fields only in the first agent's, each ``defaults``
+    list read at the seat as its ``default``."""
+    out = {}
+    for key, prop in props.items():
+        if not isinstance(prop, dict):
+            out[key] = prop
+            continue
+        if prop.get("shared", False) and position > 0:
+            continue
+        prop = dict(prop)
+        defaults = prop.get("defaults")
+        if isinstance(defaults, list) and len(defaults) > position:
+            prop["default"] = defaults[position]
+            del prop["defaults"]
+        if isinstance(prop.get("properties"), dict):
+            prop["properties"] = _for_position(prop["properties"], position)
+        out[key] = prop
+    return out
+
+
+@cache
+def _agent_schema(spec, position):
+    kaggle = cached_specification(spec)
+    props = {
+        "action": {**BASE_STATE["action"], **kaggle["action"]},
+        "reward": {**BASE_STATE["reward"], **kaggle["reward"]},
+        "info": {**BASE_STATE["info"], "properties": kaggle["info"]},
+        "observation": {**BASE_STATE["observation"], "properties": kaggle["observation"]},
+        "status": {**BASE_STATE["status"], **spec.raw.get("status", {})},
+    }
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": _for_position(props, position),
+    }
+
+
+def _with_defaults(schema, data):
+    """JSON Schema defaults filled in as kaggle-environments fills them: an object (or array)
+    that is not one becomes its default, missing keys and None items take theirs."""
+    default = schema.get("default")
+    if default is None and data is None:
+        return None
+    kind = schema.get("type")
+    if kind == "object":
+        obj = (
+            data
+            if isinstance(data, dict)
+            else copy.deepcopy(default if isinstance(default, dict) else {})
+        )
+        for key, value in (default if isinstance(default, dict) else {}).items():
+            obj.setdefault(key, copy.deepcopy(value))
+        for key, sub in schema.get("properties", {}).items():
+            value = _with_defaults(sub, obj.get(key))
+            if value is not None:
+                obj[key] = value
+        return obj
+    if kind == "array":
+        fallback = copy.deepcopy(default) if isinstance(default, list) else []
+        arr = data if isinstance(data, list) else fallback
+        for index, value in enumerate(arr):
+            if value is None and len(fallback) > index:
+                arr[index] = fallback[index]
+        return arr
+    return default if data is None else data
+
+
+def _enum_has(enum, value):
+    """JSON Schema's enum membership: booleans are no numbers."""
+    return any(
+        type(v) is type(value) or (_is_number(v) and _is_number(value)) for v in enum if v == value
+    )
+
+
+def _invalid(schema, value, where):
+    """The first way ``value`` breaks ``schema`` (the keywords Kaggle's game schemas use), or
+    None."""
+    kind = schema.get("type")
+    if kind is not None and not _type_ok(value, kind):
+        return f"{where}{value!r:.60} is not of type {kind!r}"
+    if "enum" in schema and not _enum_has(schema["enum"], value):
+        return f"{where}{value!r:.60} is not one of {schema['enum']}"
+    if _is_number(value):
+        if "minimum" in schema and value < schema["minimum"]:
+            return f"{where}{value!r} is less than the minimum of {schema['minimum']}"
+        if "maximum" in schema and value > schema["maximum"]:
+            return f"{where}{value!r} is greater than the maximum of {schema['maximum']}"
+    if isinstance(value, list):
+        if "minItems" in schema and len(value) < schema["minItems"]:
+            return f"{where}{value!r:.60} has fewer than {schema['minItems']} items"
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            return f"{where}{value!r:.60} has more than {schema['maxItems']} items"
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        for key, sub in props.items():
+            if key in value and isinstance(sub, dict):
+                error = _invalid(sub, value[key], f"{where}{key}: ")
+                if error:
+                    return error
+        if schema.get("additionalProperties", True) is False:
+            extra = [k for k in value if k not in props]
+            if extra:
+                return f"{where}additional property {extra[0]!r} is not allowed"
+    return None
+
+
+def agent_state(spec, position, given):
+    """Agent ``position``'s state as kaggle-environments makes it from ``given`` (one agent's
+    state in ``steps``): defaults filled, then checked. Returns (error or None, state)."""
+    schema = _agent_schema(spec, position)
+    data = _with_defaults(schema, copy.deepcopy(given))
+    return _invalid(schema, data, ""), data

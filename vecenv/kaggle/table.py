@@ -83,6 +83,37 @@ class Table:
     def reset(self, seed=None):
         self.engine.reset(seed=seed)
 
+    def start(self, states, step):
+        """Start from Kaggle's agent ``states`` (filled in by the schema, as a state given
+        through ``steps``), ``step`` steps into the episode. A position the rules cannot
+        represent raises the engine's ``PositionError``."""
+        self.engine.reset(position=self.position(states, step))
+
+    def position(self, states, step):
+        """The engine's position for Kaggle's agent ``states``: the shared fields as the first
+        agent's state holds them (Kaggle's interpreters read them there), the others per agent;
+        a field at Kaggle's default is the game's start."""
+        observation = {}
+        for name, source, shared, _, absent in self.plan:
+            if source != "array":
+                continue
+            schema = cached_specification(self.spec)["observation"][name]
+            if shared:
+                value = states[0]["observation"].get(name)
+                if value is not None and value != schema.get("default"):
+                    observation[name] = value
+                continue
+            values = [s["observation"].get(name) for s in states]
+            defaults = schema.get("defaults", [schema.get("default")] * len(states))
+            if values != list(defaults[: len(values)]):
+                observation[name] = [absent if v is None else v for v in values]
+        return {
+            "observation": observation,
+            "status": [s["status"] for s in states],
+            "reward": [s["reward"] for s in states],
+            "step": step,
+        }
+
     def play(self, actions):
         """Step with Kaggle's actions, one per agent (an exception means the agent failed).
         Returns the actions as Kaggle records them (None for a failed agent)."""
