@@ -103,9 +103,11 @@ class OpponentEngine:
     def truncated(self):
         return self._truncated
 
-    def reset(self, seed=None, mask=None):
+    def reset(self, seed=None, mask=None, position=None):
+        """As the engine's; a ``position`` is the two-agent game's, and where the opponent is to
+        move in it, it moves before the agent's first observation."""
         mask = self._all if mask is None else np.asarray(mask, dtype=np.bool_)
-        self.inner.reset(seed=seed, mask=mask)
+        self.inner.reset(seed=seed, mask=mask, position=position)
         if seed is not None:
             self.seats.reseed(mask)
         self._begin(mask)

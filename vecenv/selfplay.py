@@ -92,6 +92,7 @@ class MatchResults:
     plies: np.ndarray
     summary: Summary
     actions: np.ndarray = None  # (plies, M, 2) by seat, when kept
+    position: object = None  # the position every match (a dict) or each (a list) started from
 
     def status_names(self, match):
         return [STATUS_NAMES[c] for c in self.statuses[match]]
@@ -103,7 +104,11 @@ class MatchResults:
             raise ValueError("replays need the actions: play(..., keep_actions=True)")
         from vecenv import kaggle
 
-        env = kaggle.make(self.game, configuration=self.configuration)
+        steps = None
+        if self.position is not None:
+            start = self.position if isinstance(self.position, dict) else self.position[match]
+            steps = kaggle.position_steps(self.game, start, self.configuration)
+        env = kaggle.make(self.game, configuration=self.configuration, steps=steps)
         for ply in range(int(self.plies[match])):
             if env.done:
                 break
@@ -264,9 +269,13 @@ def play(
     alternate=True,
     keep_actions=False,
     progress=None,
+    position=None,
     **configuration,
 ):
     """Play ``matches`` matches of ``agents[0]`` against ``agents[1]``; returns MatchResults.
+
+    ``position`` starts the matches from a given position instead of the game's start (an
+    opening): one dict for all, or a list of one per match (see ``vecenv.positions``).
 
     Each agent is a built-in name (the game's ``agents.py``) or a Python policy (see the module's
     docstring). ``alternate`` swaps seats every other match; ``progress(done, total)`` is called
@@ -298,7 +307,7 @@ def play(
         parallel=None if keep_actions else num_threads > 1,
         **configuration,
     )
-    engine.reset()
+    engine.reset(position=position)
     seats = np.zeros(m, dtype=np.int64)  # the seat agent A plays
     if alternate:
         seats[1::2] = 1
@@ -338,6 +347,7 @@ def play(
         plies=plies,
         summary=_summary([_agent_name(a) for a in agents], rewards),
         actions=np.stack(kept) if keep_actions and kept else None,
+        position=position,
     )
 
 

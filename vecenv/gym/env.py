@@ -53,8 +53,10 @@ class GameEnv(gymnasium.Env):
         return self._engine
 
     def reset(self, *, seed=None, options=None):
+        """``options={"position": position}`` starts from a given position (games with starting
+        positions: ``vecenv.positions``) instead of the game's start."""
         super().reset(seed=seed)
-        self._engine.reset(seed=seed)
+        self._engine.reset(seed=seed, position=spaces.position_option(options))
         return self._observation(), {}
 
     def _observation(self):

@@ -99,3 +99,13 @@ def class_lookup(base, suffix):
         return cache[name]
 
     return lookup
+
+
+def position_option(options):
+    """The ``position`` of a reset's ``options`` (None without one); other keys are the face's
+    own or ignored, as gymnasium leaves options to each env."""
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise ValueError(f"options must be a dict, got {type(options).__name__}")
+    return options.get("position")

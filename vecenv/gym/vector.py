@@ -90,7 +90,9 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         return self._engine.num_threads
 
     def reset(self, *, seed=None, options=None):
-        """Reset all episodes, or those of ``options["reset_mask"]`` (a bool array of N)."""
+        """Reset all episodes, or those of ``options["reset_mask"]`` (a bool array of N);
+        ``options["position"]`` starts them from a given position (one for all, or a list with
+        one per episode reset; see ``vecenv.positions``)."""
         mask = None
         if options is not None and "reset_mask" in options:
             mask = options["reset_mask"]
@@ -104,7 +106,7 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
             self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(
                 seed if isinstance(seed, int) else None
             )
-        self._engine.reset(seed=seed, mask=mask)
+        self._engine.reset(seed=seed, mask=mask, position=spaces.position_option(options))
         return self._out(self._obs), {}
 
     def _out(self, arr):

@@ -6,7 +6,7 @@ episodes and returns their final rewards.
 """
 
 from .agents import builtin_callables
-from .environment import Environment, evaluate, kaggle_games, make
+from .environment import Environment, evaluate, kaggle_games, make, position_steps
 from .errors import DeadlineExceeded, FailedPrecondition, InvalidArgument, NotFound
 from .export import export
 from .structs import Struct, structify
@@ -23,5 +23,6 @@ __all__ = [
     "export",
     "kaggle_games",
     "make",
+    "position_steps",
     "structify",
 ]

@@ -328,6 +328,20 @@ def _failed_action(agent_state):
     return agent_state["action"]
 
 
+def position_steps(environment, position, configuration=None):
+    """An engine position (``vecenv.positions``, at step 0) as the one-step history that
+    ``make(steps=...)`` starts the Kaggle game from."""
+    if isinstance(position, dict) and position.get("step", 0) != 0:
+        raise InvalidArgument("a Kaggle history starts from a position at step 0")
+    env = make(environment, configuration)
+    try:
+        env._table.start_position(position)
+    except ValueError as exc:
+        raise InvalidArgument(f"no position of {env.name}: {exc}") from None
+    default = copy.deepcopy(env.specification["action"].get("default", 0))
+    return [env._table.state([default] * env._table.num_agents, env._overage)]
+
+
 def make(environment, configuration=None, info=None, steps=None, logs=None, debug=False):
     """A Kaggle environment of one of vecenv's Kaggle games, as ``kaggle_environments.make``."""
     if isinstance(environment, Environment):
@@ -354,4 +368,4 @@ def evaluate(environment, agents=None, configuration=None, steps=None, num_episo
     return [[s.reward for s in env.run(agents or [])[-1]] for _ in range(num_episodes)]
 
 
-__all__ = ["Environment", "Struct", "evaluate", "make", "kaggle_games"]
+__all__ = ["Environment", "Struct", "evaluate", "kaggle_games", "make", "position_steps"]

@@ -87,7 +87,10 @@ class Table:
         """Start from Kaggle's agent ``states`` (filled in by the schema, as a state given
         through ``steps``), ``step`` steps into the episode. A position the rules cannot
         represent raises the engine's ``PositionError``."""
-        self.engine.reset(position=self.position(states, step))
+        self.start_position(self.position(states, step))
+
+    def start_position(self, position):
+        self.engine.reset(position=position)
 
     def position(self, states, step):
         """The engine's position for Kaggle's agent ``states``: the shared fields as the first
