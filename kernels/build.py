@@ -103,8 +103,9 @@ def driver_source(rules_module, action_discrete):
     )
 
 
-def _inlined_sources(module, found=None):
-    """The files of ``module`` and of every vecenv module it imports, directly or not."""
+def _inlined_sources(module, prefixes, found=None):
+    """The files of ``module`` and of every module under ``prefixes`` (vecenv's, the game's own
+    package) that it imports, directly or not."""
     found = set() if found is None else found
     path = getattr(module, "__file__", None)
     if path is None or path in found:
@@ -112,9 +113,20 @@ def _inlined_sources(module, found=None):
     found.add(path)
     for value in vars(module).values():
         name = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", "")
-        if isinstance(name, str) and name.startswith("vecenv.") and name in sys.modules:
-            _inlined_sources(sys.modules[name], found)
+        if isinstance(name, str) and name.startswith(prefixes) and name in sys.modules:
+            _inlined_sources(sys.modules[name], prefixes, found)
     return found
+
+
+def _flush_numba_caches(paths):
+    """Empty numba's on-disk cache of every jitted function defined in the files ``paths``."""
+    for module in list(sys.modules.values()):
+        if getattr(module, "__file__", None) not in paths:
+            continue
+        for value in vars(module).values():
+            cache = getattr(value, "_cache", None)
+            if isinstance(value, numba.core.registry.CPUDispatcher) and hasattr(cache, "flush"):
+                cache.flush()
 
 
 @functools.cache
@@ -127,15 +139,23 @@ def load_drivers(game, rules_module, action_discrete):
     # module, or numba would keep serving machine code compiled from the old source.
     # (Imported constants leave no trace of their module, so the whole core is always included.)
     core = {str(p) for p in Path(__file__).parent.glob("*.py")}
-    sources = _inlined_sources(rules_module)
+    # A game outside vecenv (its package named anything) counts its own modules as vecenv's.
+    prefixes = ("vecenv.", rules_module.__name__.rsplit(".", 1)[0] + ".")
+    sources = _inlined_sources(rules_module, prefixes)
     agents = _agents_module(rules_module)
     if agents is not None:
-        sources |= _inlined_sources(agents)
+        sources |= _inlined_sources(agents, prefixes)
+    # Constants a game imports from its own modules leave no trace either: its whole folder.
+    sources |= {str(p) for p in Path(rules_module.__file__).parent.rglob("*.py")}
     for path in sorted(sources | core):
         digest.update(path.encode() + Path(path).read_bytes())
     modname = f"vecenv_drivers_{game}_{digest.hexdigest()[:16]}"
     path = cache_dir() / f"{modname}.py"
     if not path.exists():
+        # Something the game compiles from changed (or this is its first build). numba keys a
+        # cached function on its own file alone, so a rules function could still serve machine
+        # code with an edited helper inlined from before: drop those entries too.
+        _flush_numba_caches(sources | core)
         # Write atomically: several processes may build the same game at once.
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(fd, "w") as f:

@@ -14,10 +14,10 @@ import os
 # setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from .registry import list_envs  # noqa: E402
+from .registry import GameError, list_envs  # noqa: E402
 
 __version__ = "0.1.0"
-__all__ = ["make", "list_envs", "Engine", "__version__"]
+__all__ = ["Engine", "GameError", "__version__", "list_envs", "make", "register"]
 
 
 def make(game, num_envs=1, seed=None, num_threads=1, autoreset="next_step", **configuration):
@@ -25,6 +25,16 @@ def make(game, num_envs=1, seed=None, num_threads=1, autoreset="next_step", **co
     from .engine import Engine
 
     return Engine(game, num_envs, seed, num_threads, autoreset, **configuration)
+
+
+def register(path):
+    """Make the game folder ``path`` (``<name>.json``, ``rules.py``, ...) a game of this process,
+    Gymnasium ids included; returns its name. See ``vecenv.registry``."""
+    from . import registry
+
+    name = registry.register(path)
+    _register_gym()
+    return name
 
 
 def __getattr__(name):

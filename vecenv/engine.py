@@ -8,6 +8,7 @@ Buffers are reused between calls: ``step`` and ``reset`` return views of them, v
 call. Copy what you keep (the faces do, where their interface promises fresh arrays).
 """
 
+import contextlib
 import os
 import time
 
@@ -79,6 +80,31 @@ def _type_key(a):
 
 
 _ENTRY_POINTS = {}
+
+
+@contextlib.contextmanager
+def _compiling(game):
+    """numba's compile errors in a game's rules as a ``GameError`` naming the game, the rules'
+    function and numba's own message, without the drivers' part of numba's report."""
+    try:
+        yield
+    except numba.core.errors.NumbaError as exc:
+        raise registry.GameError(_compile_report(game, str(exc))) from None
+
+
+def _compile_report(game, text):
+    lines = text.splitlines()
+    where = ""
+    for k, line in enumerate(lines):
+        if line.startswith('File "') and "vecenv_drivers_" not in line:
+            function = lines[k + 1].strip() if k + 1 < len(lines) else ""
+            name = function[4:].split("(")[0] if function.startswith("def ") else "?"
+            where = f" in {name} ({line[5:].rstrip(':')})"
+            break
+    # Numba's report up to where it enters the drivers that call the rules.
+    cut = next((k for k, line in enumerate(lines) if "resolving callee type" in line), len(lines))
+    body = "\n".join(lines[:cut]).strip()
+    return f"{game}: the rules do not compile{where}:\n{body}"
 
 
 def _entry_point(dispatcher, args):
@@ -157,7 +183,7 @@ class Engine:
 
         self.observation = self.spec.observation_fields(self.config)
         self.action = self.spec.action_spec(self.config)
-        self.rules = registry.game_module(self.name, "rules")
+        self.rules = registry.rules(self.name)
         # FIELDS is a list, or a function of the configuration for games whose state size depends
         # on it (a board of rows x columns); numba compiles one loop per resulting record type.
         fields = self.rules.FIELDS
@@ -247,7 +273,8 @@ class Engine:
                 seeds = [_check_seed(s) for s in seeds]
                 for i, s in enumerate(seeds):
                     self._words[i] = rng.seed_word(np.uint64(s), np.uint64(0))
-        self._drivers.reset(self._states, self._cfg, self._obs, mask, self._words, reseed)
+        with _compiling(self.name):
+            self._drivers.reset(self._states, self._cfg, self._obs, mask, self._words, reseed)
         if placed is not None:
             # The header stays the reset's (the stream continued or reseeded, not done), but for
             # the steps the position says were taken.
@@ -326,11 +353,13 @@ class Engine:
         elif self._parallel and self._probes is None:
             if numba.get_num_threads() != self.num_threads:
                 numba.set_num_threads(self.num_threads)
-            bad = self._drivers.step_parallel(*args)
+            with _compiling(self.name):
+                bad = self._drivers.step_parallel(*args)
         elif fast is not None:
             bad = fast(*args)
         else:
-            bad = self._drivers.step(*args)  # compiles or loads the loop on the first call
+            with _compiling(self.name):  # compiles or loads the loop on the first call
+                bad = self._drivers.step(*args)
             fast = _entry_point(self._drivers.step, args) or self._drivers.step
             self._fast_steps[agents is None] = fast
         if bad >= 0:

@@ -1,32 +1,208 @@
-"""Discovery of games: every folder ``envs/<name>/`` holding ``<name>.json`` is a game."""
+"""Where games come from: a game is a folder holding ``<name>.json`` and ``rules.py``.
+
+Four sources, all of them full citizens (every face, the engine's cache, the checks):
+
+- the bundled games, the folders of ``vecenv.envs``;
+- the folders of game folders named by the environment variable ``VECENV_GAMES_PATH``
+  (``os.pathsep``-separated), read at the first look-up;
+- the entry-point group ``vecenv.games``: ``mygame = "mypkg.games.mygame"`` names a package that is
+  a game folder;
+- ``vecenv.register("path/to/mygame")`` at run time.
+
+A folder that is no installed package is imported as the package ``vecenv_games.<name>_<hash of
+its path>``, so two games of one name in different places never share modules or cache entries,
+and its modules may import each other relatively (``from .rules import ...``).
+"""
 
 import functools
+import hashlib
 import importlib
+import importlib.machinery
+import importlib.metadata
+import importlib.util
+import os
+import sys
+import types
+from dataclasses import dataclass
 from pathlib import Path
 
 from .spec import GameSpec
 
+ENTRY_POINT_GROUP = "vecenv.games"
+PATH_VARIABLE = "VECENV_GAMES_PATH"
+FOLDER_PACKAGE = "vecenv_games"  # the parent of packages made for plain folders
+REQUIRED_RULES = ("FIELDS", "reset", "step", "observe")
 
-@functools.cache
-def specs():
-    """Every game's parsed specification, by folder name, in name order."""
+
+class GameError(ValueError):
+    """A game folder that cannot be a game: the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class Game:
+    name: str
+    folder: Path
+    package: str  # the module path of the folder's package
+    spec: GameSpec
+    origin: str  # "bundled", "VECENV_GAMES_PATH", "entry point <dist>", "registered"
+
+
+_GAMES = {}  # name -> Game, in the order found
+_discovered = False
+
+
+def _folder_package(folder, name):
+    """Import a plain folder as a package of its own (see the module's docstring)."""
+    digest = hashlib.sha256(str(folder).encode()).hexdigest()[:12]
+    package = f"{FOLDER_PACKAGE}.{name}_{digest}"
+    if package in sys.modules:
+        return package
+    if FOLDER_PACKAGE not in sys.modules:
+        parent = types.ModuleType(FOLDER_PACKAGE, "Game folders from outside vecenv's package.")
+        parent.__path__ = []
+        sys.modules[FOLDER_PACKAGE] = parent
+    init = folder / "__init__.py"
+    spec = importlib.util.spec_from_file_location(
+        package, init if init.is_file() else None, submodule_search_locations=[str(folder)]
+    )
+    if spec is None:  # no __init__.py: a bare package over the folder
+        spec = importlib.machinery.ModuleSpec(package, None, is_package=True)
+        spec.submodule_search_locations = [str(folder)]
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[package] = module
+    try:
+        if spec.loader is not None:
+            spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[package]
+        raise GameError(f"{init}: importing the game's package failed: {exc!r}") from exc
+    return package
+
+
+def _load(folder, package, origin):
+    """The game in ``folder`` (its package importable as ``package``, or None to make one)."""
+    folder = Path(folder).resolve()
+    if not folder.is_dir():
+        raise GameError(f"{folder}: no such game folder")
+    name = folder.name
+    spec_file = folder / f"{name}.json"
+    if not spec_file.is_file():
+        raise GameError(f"{folder}: a game folder holds {name}.json (its specification)")
+    try:
+        spec = GameSpec.load(spec_file)
+    except Exception as exc:
+        raise GameError(f"{spec_file}: not a valid specification: {exc}") from None
+    if spec.name != name:
+        raise GameError(f"{spec_file}: its name {spec.name!r} must be the folder's, {name!r}")
+    if not (folder / "rules.py").is_file():
+        raise GameError(f"{folder}: a game folder holds rules.py (the game's rules)")
+    return Game(name, folder, package or _folder_package(folder, name), spec, origin)
+
+
+def _check_rules(game):
+    """The rules module exists, defines what the protocol requires, and a valid ``FIELDS``."""
+    from vecenv.kernels.state import state_dtype
+
+    path = game.folder / "rules.py"
+    try:
+        rules = importlib.import_module(f"{game.package}.rules")
+    except Exception as exc:
+        raise GameError(f"{path}: importing the rules failed: {exc!r}") from exc
+    missing = [n for n in REQUIRED_RULES if not hasattr(rules, n)]
+    if missing:
+        raise GameError(f"{path}: the rules must define {', '.join(missing)}")
+    fields = rules.FIELDS
+    try:
+        defaults = {key: entry.default for key, entry in game.spec.configuration.items()}
+        state_dtype(fields(defaults) if callable(fields) else fields)
+    except Exception as exc:
+        raise GameError(
+            f"{path}: FIELDS is no valid state record ((name, dtype[, shape]) entries): {exc}"
+        ) from None
+
+
+def _add(game):
+    known = _GAMES.get(game.name)
+    if known is not None:
+        if known.folder == game.folder:
+            return known
+        raise GameError(
+            f"{game.folder}: a game named {game.name!r} is already known, from {known.folder} "
+            f"({known.origin})"
+        )
+    gym_id = game.spec.gym.get("id")
+    if gym_id:
+        for other in _GAMES.values():
+            if other.spec.gym.get("id", "").lower() == gym_id.lower():
+                raise GameError(
+                    f"{game.folder / (game.name + '.json')}: its Gymnasium id {gym_id!r} is "
+                    f"already {other.name!r}'s ({other.folder})"
+                )
+    _GAMES[game.name] = game
+    _aliases.cache_clear()
+    return game
+
+
+def _discover():
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
     import vecenv.envs as envs_package
 
-    found = {}
     for root in envs_package.__path__:
         for folder in sorted(Path(root).iterdir()):
-            spec_file = folder / f"{folder.name}.json"
-            if spec_file.is_file() and folder.name not in found:
-                found[folder.name] = GameSpec.load(spec_file)
-    return found
+            if (folder / f"{folder.name}.json").is_file() and folder.name not in _GAMES:
+                _add(_load(folder, f"vecenv.envs.{folder.name}", "bundled"))
+    for root in filter(None, os.environ.get(PATH_VARIABLE, "").split(os.pathsep)):
+        if not Path(root).is_dir():
+            raise GameError(f"{PATH_VARIABLE}: {root} is no folder")
+        for folder in sorted(Path(root).iterdir()):
+            if folder.is_dir() and (folder / f"{folder.name}.json").is_file():
+                _add(_load(folder, None, PATH_VARIABLE))
+    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        origin = f"entry point {entry.name} = {entry.value}"
+        try:
+            module = importlib.import_module(entry.value)
+        except Exception as exc:
+            raise GameError(f"{origin}: importing it failed: {exc!r}") from exc
+        folders = list(getattr(module, "__path__", []))
+        if len(folders) != 1:
+            raise GameError(f"{origin}: must name a package that is a game folder")
+        _add(_load(folders[0], entry.value, origin))
+
+
+def games():
+    """Every known game by name: bundled first, then as found."""
+    _discover()
+    return dict(_GAMES)
+
+
+def specs():
+    """Every game's parsed specification, by name."""
+    return {name: game.spec for name, game in games().items()}
+
+
+def register(path):
+    """Make the game folder ``path`` (holding ``<name>.json`` and ``rules.py``) a game of this
+    process; returns its name (``vecenv.register`` adds its Gymnasium ids). Registering the same
+    folder again does nothing; another folder of a known game's name is a ``GameError``."""
+    _discover()
+    game = _load(path, None, "registered")
+    known = _GAMES.get(game.name)
+    if known is not None and known.folder == game.folder:
+        return known.name
+    _check_rules(game)
+    _add(game)
+    return game.name
 
 
 @functools.cache
 def _aliases():
     table = {}
-    for name, spec in specs().items():
+    for name, game in _GAMES.items():
         table[name.lower()] = name
-        gym_id = spec.gym.get("id")
+        gym_id = game.spec.gym.get("id")
         if gym_id:
             table[gym_id.lower()] = name
             table[f"vecenv/{gym_id}".lower()] = name
@@ -37,27 +213,41 @@ def resolve(name):
     """The folder name of a game given by folder name or Gymnasium id (case-insensitive)."""
     if not isinstance(name, str):
         raise TypeError(f"a game name must be a string, got {type(name).__name__}")
+    _discover()
     key = _aliases().get(name.lower())
     if key is None:
-        raise ValueError(f"unknown game {name!r}; available: {', '.join(specs())}")
+        raise ValueError(f"unknown game {name!r}; available: {', '.join(_GAMES)}")
     return key
 
 
+def get_game(name):
+    return _GAMES[resolve(name)]
+
+
 def get_spec(name):
-    return specs()[resolve(name)]
+    return get_game(name).spec
+
+
+@functools.cache
+def rules(name):
+    """The game's rules module, checked once against the protocol (``GameError`` if not)."""
+    game = get_game(name)
+    _check_rules(game)
+    return importlib.import_module(f"{game.package}.rules")
 
 
 def game_module(name, part):
-    """Import ``vecenv.envs.<game>.<part>`` (rules, render, agents); None if the game has none."""
-    game = resolve(name)
+    """Import the game's module ``part`` (rules, render, agents); None if the game has none."""
+    game = get_game(name)
+    module = f"{game.package}.{part}"
     try:
-        return importlib.import_module(f"vecenv.envs.{game}.{part}")
+        return importlib.import_module(module)
     except ModuleNotFoundError as e:
-        if e.name == f"vecenv.envs.{game}.{part}":
+        if e.name == module:
             return None
         raise
 
 
 def list_envs():
     """The names of all games."""
-    return list(specs())
+    return list(games())

@@ -44,7 +44,8 @@ from __future__ import annotations
 import html
 import json
 import re
-from importlib import resources
+
+from vecenv import registry
 
 __all__ = ["game_js", "replay_page"]
 
@@ -54,10 +55,14 @@ CANVAS_HEIGHT = 480
 
 
 def game_js(folder_name: str) -> str:
-    """The replay drawing code of a game: ``envs/<folder_name>/replay.js`` as installed."""
+    """The replay drawing code of a game: ``replay.js`` in its folder."""
     if not folder_name or not re.fullmatch(r"[A-Za-z0-9_]+", folder_name):
         raise ValueError(f"not a game folder name: {folder_name!r}")
-    path = resources.files("vecenv.envs") / folder_name / "replay.js"
+    try:
+        folder = registry.get_game(folder_name).folder
+    except ValueError:
+        raise FileNotFoundError(f"no game {folder_name!r}") from None
+    path = folder / "replay.js"
     if not path.is_file():
         raise FileNotFoundError(f"game {folder_name!r} has no replay.js")
     return path.read_text(encoding="utf-8")

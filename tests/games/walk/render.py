@@ -1,0 +1,7 @@
+"""The line as text: the walker is an o."""
+
+
+def ansi(state, config):
+    cells = ["."] * config["length"]
+    cells[int(state["position"])] = "o"
+    return "".join(cells)

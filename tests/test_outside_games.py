@@ -1,0 +1,261 @@
+"""Games from outside the package: ``vecenv.register(folder)``, ``VECENV_GAMES_PATH`` and the
+``vecenv.games`` entry points, each a full citizen, with clear errors for broken folders and the
+compiled drivers' cache keyed on the game's own files.
+
+The game is ``tests/games/walk``, copied into a temporary folder first; the processes that find
+it through the environment or an installed distribution are real subprocesses.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pytest
+
+import vecenv
+from vecenv import registry
+
+WALK = Path(__file__).parent / "games" / "walk"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def copy_walk(where, name="walk", step=1):
+    folder = Path(where) / name
+    shutil.copytree(WALK, folder)
+    (folder / "moves.py").write_text(f"STEP = {step}\n")
+    if name != "walk":
+        spec = json.loads((folder / "walk.json").read_text())
+        spec["name"] = name
+        spec["gym"]["id"] = f"{name.title()}-v0"
+        (folder / "walk.json").unlink()
+        (folder / f"{name}.json").write_text(json.dumps(spec))
+    return folder
+
+
+def run_python(code, env_extra, cwd):
+    env = dict(os.environ, **env_extra)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), str(ROOT)]))
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def walk(tmp_path_factory):
+    """The walk game registered in this process (once: a name is registered for good)."""
+    folder = copy_walk(tmp_path_factory.mktemp("outside"), "stroll")
+    assert vecenv.register(folder) == "stroll"
+    return folder
+
+
+def test_a_registered_game_is_a_full_citizen(walk):
+    assert "stroll" in vecenv.list_envs()
+    assert registry.get_game("Stroll-v0").origin == "registered"
+    engine = vecenv.make("stroll", num_envs=8, seed=0, length=9)
+    start = engine.obs["position"].copy()
+    assert ((start >= 1) & (start <= 7)).all()
+    engine.step(np.ones(8, dtype=np.int64))
+    np.testing.assert_array_equal(
+        engine.obs["position"][~engine.terminated], start[~engine.terminated] + 1
+    )
+    state = engine.get_state()
+    engine.step(np.zeros(8, dtype=np.int64))
+    engine.set_state(state)
+    np.testing.assert_array_equal(engine.get_state(), state)
+    assert engine.render(0, mode="ansi").count("o") == 1
+    engine.reset(position={"observation": {"position": [4]}})
+    assert (engine.obs["position"] == 4).all()
+
+
+def test_a_registered_game_has_its_gymnasium_ids(walk):
+    env = gymnasium.make("vecenv/Stroll-v0")
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, _ = env.reset(seed=3)
+    assert env.observation_space.contains(obs)
+    envs = gymnasium.make_vec("vecenv/Stroll-v0", num_envs=4)
+    obs, _ = envs.reset(seed=0)
+    obs, rewards, terminated, truncated, _ = envs.step(np.ones(4, dtype=np.int64))
+    assert obs.shape == (4,) and rewards.shape == (4,)
+
+
+def test_registering_the_same_folder_again_does_nothing(walk):
+    assert vecenv.register(walk) == "stroll"
+    assert vecenv.list_envs().count("stroll") == 1
+
+
+def _broken(tmp_path, change):
+    folder = copy_walk(tmp_path, "broken")
+    change(folder)
+    return folder
+
+
+def _write(name, text):
+    return lambda folder: (folder / name).write_text(text)
+
+
+BROKEN = {
+    "no-such-folder": (lambda folder: shutil.rmtree(folder), "no such game folder"),
+    "no-spec": (lambda folder: (folder / "broken.json").unlink(), "holds broken.json"),
+    "spec-not-json": (_write("broken.json", "{nope"), "broken.json: not a valid specification"),
+    "spec-without-name": (_write("broken.json", '{"agents": [1]}'), "not a valid specification"),
+    "spec-of-another-name": (
+        lambda folder: (folder / "broken.json").write_text(
+            (folder / "broken.json").read_text().replace('"broken"', '"other"')
+        ),
+        "its name 'other' must be the folder's",
+    ),
+    "no-rules": (lambda folder: (folder / "rules.py").unlink(), "holds rules.py"),
+    "rules-do-not-import": (_write("rules.py", "import no_such_module\n"), "importing the rules"),
+    "rules-without-step": (
+        lambda folder: (folder / "rules.py").write_text(
+            (folder / "rules.py").read_text().replace("def step(", "def stepp(")
+        ),
+        "rules must define step",
+    ),
+    "fields-not-a-record": (
+        lambda folder: (folder / "rules.py").write_text(
+            (folder / "rules.py")
+            .read_text()
+            .replace('FIELDS = [("position", np.int64)]', 'FIELDS = [("position",)]')
+        ),
+        "FIELDS is no valid state record",
+    ),
+    "fields-taking-the-header": (
+        lambda folder: (folder / "rules.py").write_text(
+            (folder / "rules.py")
+            .read_text()
+            .replace('("position", np.int64)', '("step", np.int64)')
+        ),
+        "reserved by the engine header",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_a_broken_game_folder_is_one_clear_error(tmp_path, case):
+    change, words = BROKEN[case]
+    folder = _broken(tmp_path, change)
+    with pytest.raises(vecenv.GameError, match=words) as raised:
+        vecenv.register(folder)
+    assert str(folder) in str(raised.value)
+    assert "broken" not in vecenv.list_envs()
+
+
+def test_a_name_taken_is_refused_naming_both_folders(tmp_path):
+    folder = copy_walk(tmp_path, "cartpole")
+    with pytest.raises(vecenv.GameError, match="already known") as raised:
+        vecenv.register(folder)
+    assert str(folder) in str(raised.value) and "envs/cartpole" in str(raised.value)
+
+
+def test_a_gymnasium_id_taken_is_refused(tmp_path):
+    folder = copy_walk(tmp_path, "other_walk")
+    spec = json.loads((folder / "other_walk.json").read_text())
+    spec["gym"]["id"] = "CartPole-v1"
+    (folder / "other_walk.json").write_text(json.dumps(spec))
+    with pytest.raises(vecenv.GameError, match="Gymnasium id 'CartPole-v1'"):
+        vecenv.register(folder)
+
+
+def test_a_typing_error_in_the_rules_names_the_game_and_function(tmp_path):
+    folder = copy_walk(tmp_path, "typo_walk")
+    rules = folder / "rules.py"
+    rules.write_text(rules.read_text().replace("STEP if actions[0] == 1 else -STEP", '"x"'))
+    vecenv.register(folder)
+    engine = vecenv.make("typo_walk", num_envs=2, seed=0)
+    with pytest.raises(vecenv.GameError) as raised:
+        engine.step(np.ones(2, dtype=np.int64))
+    message = str(raised.value)
+    assert message.startswith("typo_walk: the rules do not compile in step (")
+    assert "rules.py" in message and "iadd" in message  # numba's own words
+    assert "vecenv_drivers_" not in message  # not the drivers' part of the report
+
+
+# ---- other processes: the environment variable, entry points and the cache -------------------
+
+PROBE = """
+import numpy as np, vecenv, gymnasium
+from vecenv import registry
+game = registry.get_game("walk")
+engine = vecenv.make("walk", num_envs=1, seed=0, length=40)
+engine.reset(position={"observation": {"position": [20]}})
+engine.step(np.ones(1, dtype=np.int64))
+env = gymnasium.make("vecenv/Walk-v0")
+print(game.origin, int(engine.obs["position"][0, 0]), env.reset(seed=0)[0].shape)
+"""
+
+
+def test_games_path_finds_folders_of_game_folders(tmp_path):
+    copy_walk(tmp_path / "games")
+    cache = tmp_path / "cache"
+    out = run_python(
+        PROBE,
+        {"VECENV_GAMES_PATH": str(tmp_path / "games"), "VECENV_CACHE_DIR": str(cache)},
+        tmp_path,
+    )
+    assert out.split() == ["VECENV_GAMES_PATH", "21", "()"]
+    listed = subprocess.run(
+        [sys.executable, "-m", "vecenv", "list"],
+        capture_output=True,
+        text=True,
+        env=dict(
+            os.environ, VECENV_GAMES_PATH=str(tmp_path / "games"), VECENV_CACHE_DIR=str(cache)
+        ),
+        timeout=300,
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert "walk" in listed.stdout
+
+
+def test_an_installed_distribution_declares_games_by_entry_point(tmp_path):
+    site = tmp_path / "site"
+    package = site / "mygames"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    copy_walk(package)
+    (package / "walk" / "__init__.py").write_text("")
+    info = site / "mygames-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mygames\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[vecenv.games]\nwalk = mygames.walk\n")
+    out = run_python(
+        PROBE, {"PYTHONPATH": str(site), "VECENV_CACHE_DIR": str(tmp_path / "cache")}, tmp_path
+    )
+    assert out.split()[:3] == ["entry", "point", "walk"]
+    assert out.split()[-2:] == ["21", "()"]
+
+
+def test_editing_a_game_takes_effect_at_the_next_start(tmp_path):
+    games, cache = tmp_path / "games", tmp_path / "cache"
+    folder = copy_walk(games)
+    env = {"VECENV_GAMES_PATH": str(games), "VECENV_CACHE_DIR": str(cache)}
+    assert run_python(PROBE, env, tmp_path).split()[1] == "21"
+    (folder / "moves.py").write_text("STEP = 3\n")  # a module the rules import
+    assert run_python(PROBE, env, tmp_path).split()[1] == "23"
+
+
+def test_two_games_of_one_name_in_two_places_never_share_the_cache(tmp_path):
+    cache = tmp_path / "cache"
+    one, two = copy_walk(tmp_path / "one", step=1), copy_walk(tmp_path / "two", step=2)
+    outputs = []
+    for games in (one.parent, two.parent, one.parent):
+        env = {"VECENV_GAMES_PATH": str(games), "VECENV_CACHE_DIR": str(cache)}
+        outputs.append(run_python(PROBE, env, tmp_path).split()[1])
+    assert outputs == ["21", "22", "21"]
+    drivers = sorted(p.name for p in (cache / "drivers").glob("vecenv_drivers_walk_*.py"))
+    assert len(drivers) == 2
