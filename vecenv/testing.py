@@ -1,0 +1,389 @@
+"""The contract every game meets, bundled or a user's: ``check_game(name)`` for a user's pytest,
+``vecenv check NAME_OR_PATH`` on the command line, and the bundled games' own suite
+(``tests/test_contract.py``) all run these checks.
+
+Each check takes the game's name and raises ``CheckFailed`` (an AssertionError) saying what broke,
+or returns a short note; ``run_checks`` runs them all and returns one ``Result`` per check. The
+fuzzing checks need hypothesis (the ``test`` extra); without it they report that they were skipped.
+"""
+
+import contextlib
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+import vecenv
+
+from . import registry
+from .engine import PARALLEL_MIN_ENVS
+
+SPEED_SIZES = (1, 64, 4096)
+
+
+class CheckFailed(AssertionError):
+    """A game broke the contract: the message says which rule and where."""
+
+
+class Skipped(Exception):
+    """A check that does not apply to the game, or cannot run here (the reason)."""
+
+
+@dataclass
+class Result:
+    check: str
+    status: str  # "pass", "fail" or "skip"
+    detail: str
+    seconds: float
+
+
+def _require(condition, message):
+    if not condition:
+        raise CheckFailed(message)
+
+
+def random_actions(engine, rng, n=None):
+    """Actions inside the action space for ``n`` episodes (default: all)."""
+    spec = engine.action
+    n = engine.num_envs if n is None else n
+    head = (n,) if engine.num_agents == 1 else (n, engine.num_agents)
+    if spec.discrete:
+        return rng.integers(spec.low[0], spec.high[0] + 1, size=head, dtype=np.int64)
+    low, high = spec.low.reshape(spec.shape), spec.high.reshape(spec.shape)
+    return rng.uniform(low, high, size=head + spec.shape)
+
+
+def _engine(game, n, **kwargs):
+    kwargs.setdefault("max_episode_steps", 50)
+    return vecenv.make(game, num_envs=n, seed=kwargs.pop("seed", 0), **kwargs)
+
+
+def _inside_spaces(engine):
+    for f in engine.observation:
+        arr = engine.obs[f.name]
+        _require(arr.dtype == f.dtype, f"observation {f.name!r} has dtype {arr.dtype}")
+        if arr.dtype.kind == "f":
+            _require(not np.isnan(arr).any(), f"observation {f.name!r} holds NaN")
+        below, above = arr < f.low, arr > f.high
+        if below.any() or above.any():
+            index = tuple(int(i) for i in np.argwhere(below | above)[0])
+            raise CheckFailed(
+                f"observation {f.name!r}{list(index)} = {arr[index]} is outside its space "
+                f"[{f.low.min()}, {f.high.max()}]"
+            )
+
+
+# ---- the checks --------------------------------------------------------------------------------
+
+
+def check_spec(game):
+    """The specification parses and the rules define what the protocol asks."""
+    spec = registry.get_spec(game)
+    registry.rules(game)
+    _require(spec.num_agents >= 1, "agents must be a positive count")
+    for f in spec.observation:
+        _require((f.low <= f.high).all(), f"observation {f.name!r} has low > high")
+    return f"{spec.num_agents} agent(s), {len(spec.observation)} observation field(s)"
+
+
+def check_batch(game):
+    """reset, step and observe over a batch: shapes, dtypes, observations inside their spaces,
+    states the rules accept, rewards finite, the time limit honoured."""
+    n = 7
+    engine = _engine(game, n, max_episode_steps=30)
+    rng = np.random.default_rng(0)
+    _inside_spaces(engine)
+    ended = 0
+    for _ in range(60):
+        obs, rewards, terminated, truncated = engine.step(random_actions(engine, rng))
+        _require(rewards.shape == (n, engine.num_agents), f"rewards have shape {rewards.shape}")
+        _require(np.isfinite(rewards).all(), "a reward is not finite")
+        _require(terminated.shape == truncated.shape == (n,), "flags must have shape (N,)")
+        _inside_spaces(engine)
+        engine.check_state(engine.get_state())
+        _require((engine.states["step"] <= 30).all(), "an episode ran past its time limit")
+        ended += int((terminated | truncated).sum())
+    return f"{60 * n} steps, {ended} episodes ended"
+
+
+def check_threads(game):
+    """One and two threads give bit-identical episodes."""
+    n = PARALLEL_MIN_ENVS + 3
+    one, two = (
+        _engine(game, n, seed=5, num_threads=t, max_episode_steps=30, parallel=t > 1)
+        for t in (1, 2)
+    )
+    rng = np.random.default_rng(3)
+    for k in range(30):
+        actions = random_actions(one, rng)
+        one.step(actions)
+        two.step(actions)
+        for name in one.obs:
+            _require(np.array_equal(one.obs[name], two.obs[name]), f"{name} differs at step {k}")
+        _require(np.array_equal(one.rewards, two.rewards), f"rewards differ at step {k}")
+        _require(np.array_equal(one.get_state(), two.get_state()), f"states differ at step {k}")
+    return f"N={n}, 30 steps"
+
+
+def check_batch_sizes(game):
+    """Episode i is the same in a batch of any size (it depends on the seed, i and its
+    actions)."""
+    traces = {}
+    for n in (40, 7, 1):
+        engine = _engine(game, n, seed=123)
+        rng = np.random.default_rng(7)
+        trace = []
+        for _ in range(60):
+            engine.step(random_actions(engine, rng, 40)[:n])
+            trace.append((engine.get_state(), engine.rewards.copy()))
+        traces[n] = trace
+    for n in (7, 1):
+        for k, (big, small) in enumerate(zip(traces[40], traces[n], strict=True)):
+            for x, y in zip(big, small, strict=True):
+                _require(np.array_equal(x[:n], y), f"batch of {n} differs from 40 at step {k}")
+    return "batch sizes 1, 7 and 40"
+
+
+def check_state_round_trip(game):
+    """get_state, then set_state of it, gives back the same episodes, streams included."""
+    engine = _engine(game, 5, seed=2)
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        engine.step(random_actions(engine, rng))
+    saved = engine.get_state()
+    actions = [random_actions(engine, rng) for _ in range(8)]
+    first = []
+    for a in actions:
+        engine.step(a)
+        first.append(engine.get_state())
+    engine.set_state(saved)
+    _require(np.array_equal(engine.get_state(), saved), "set_state did not restore the state")
+    for k, a in enumerate(actions):
+        engine.step(a)
+        _require(np.array_equal(engine.get_state(), first[k]), f"replay differs at step {k}")
+    return "8 steps replayed"
+
+
+def _hypothesis():
+    try:
+        import hypothesis
+        from hypothesis import strategies
+        from hypothesis.extra import numpy as hnp
+    except ImportError:
+        raise Skipped("hypothesis is not installed (pip install 'vecenv[test]')") from None
+    return hypothesis, strategies, hnp
+
+
+def check_fuzz_actions(game, examples=60):
+    """Any array as actions is stepped or refused with ValueError, a refusal changing nothing."""
+    hypothesis, st, hnp = _hypothesis()
+    n = 4
+    engine = _engine(game, n)
+    dtypes = st.sampled_from(
+        [np.int8, np.int32, np.int64, np.uint8, np.uint64, np.float32, np.float64, np.bool_]
+    )
+    shapes = st.sampled_from([(n,), (n, 1), (n, 1, 1), (n - 1,), (n, 2), (), (1,)])
+
+    @hypothesis.settings(max_examples=examples, deadline=None, database=None)
+    @hypothesis.given(data=st.data())
+    def fuzz(data):
+        shape = data.draw(shapes)
+        if engine.action.shape and shape in ((n,), (n, engine.num_agents)):
+            shape = shape + engine.action.shape if data.draw(st.booleans()) else shape
+        actions = data.draw(hnp.arrays(data.draw(dtypes), shape))
+        before = engine.get_state()
+        try:
+            engine.step(actions)
+        except ValueError:
+            if not np.array_equal(engine.get_state(), before):
+                raise CheckFailed(f"a refused action changed the state: {actions!r}") from None
+            return
+        after = engine.states["step"]
+        if not ((after == before["step"] + 1) | (after == 0)).all():
+            raise CheckFailed(f"an accepted action did not step every episode: {actions!r}")
+
+    fuzz()
+    return f"{examples} action arrays"
+
+
+def check_fuzz_states(game, examples=60):
+    """Any record is refused by set_state with ValueError (changing nothing) or is one the rules
+    step without a crash."""
+    hypothesis, st, _ = _hypothesis()
+    n = 4
+    engine = _engine(game, n)
+    values = st.one_of(
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.floats(-10, 10),
+        st.integers(-(2**63), 2**63 - 1),
+    )
+    rng = np.random.default_rng(0)
+
+    @hypothesis.settings(max_examples=examples, deadline=None, database=None)
+    @hypothesis.given(data=st.data())
+    def fuzz(data):
+        state = engine.get_state()
+        for name in state.dtype.names:
+            column = state[name]
+            for i in range(n):
+                if data.draw(st.booleans()):
+                    with contextlib.suppress(OverflowError, ValueError, TypeError):
+                        column[i] = data.draw(values)
+        before = engine.get_state()
+        try:
+            engine.set_state(state)
+        except ValueError:
+            if not np.array_equal(engine.get_state(), before):
+                raise CheckFailed("a refused state changed the engine") from None
+            return
+        for _ in range(3):  # no crash (floats may overflow: the rules' arithmetic, not a fault)
+            engine.step(random_actions(engine, rng))
+        engine.reset(seed=0)
+
+    fuzz()
+    return f"{examples} state records"
+
+
+def check_gymnasium(game):
+    """gymnasium's own env checker passes on the game's Env (two-agent games: against their
+    first built-in agent)."""
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+
+    from .gym.env import GameEnv
+
+    spec = registry.get_spec(game)
+    if spec.num_agents == 2 and registry.game_module(game, "agents") is None:
+        raise Skipped("a two-agent game without built-in agents has no single-agent Env")
+    if spec.num_agents > 2:
+        raise Skipped("the Gymnasium faces play one- and two-agent games")
+    check_env(GameEnv(game=game), skip_render_check=True)
+    envs = gymnasium.make_vec(f"vecenv/{spec.gym['id']}", num_envs=3) if "id" in spec.gym else None
+    if envs is not None:
+        obs, _ = envs.reset(seed=0)
+        _require(envs.observation_space.contains(obs), "make_vec's first observation is outside")
+    return "gymnasium's check_env" + (" and make_vec" if envs is not None else "")
+
+
+def check_kaggle(game):
+    """A Kaggle game runs through the Kaggle face to Kaggle's end: every agent DONE or failed,
+    rewards numbers or None, and a move off the board makes its agent INVALID."""
+    spec = registry.get_spec(game)
+    if spec.kaggle is None:
+        raise Skipped("not a Kaggle game (its spec has no kaggle section)")
+    from . import kaggle
+
+    env = kaggle.make(game, configuration={"episodeSteps": 40})
+    agents = list(kaggle.builtin_callables(game)) or [None]
+    names = [agents[0]] * spec.num_agents
+    if names[0] is None:
+        raise Skipped("no built-in agents to play with")
+    steps = env.run(names)
+    final = steps[-1]
+    _require(env.done, "run returned before the game was done")
+    for k, state in enumerate(final):
+        _require(
+            state.status in ("DONE", "ERROR", "INVALID", "TIMEOUT"), f"agent {k} is {state.status}"
+        )
+    env.reset()
+    mover = next(k for k, s in enumerate(env.state) if s.status == "ACTIVE")
+    actions = [None] * spec.num_agents
+    actions[mover] = int(spec.action.high[0]) + 1
+    env.step(actions)
+    _require(env.state[mover].status == "INVALID", "a move off the board was not INVALID")
+    _require(env.state[mover].reward is None, "an INVALID agent's reward is not None")
+    return f"{len(steps)} steps with {names[0]}"
+
+
+def check_render(game):
+    """Each renderer the game has returns its kind of frame: an (H, W, 3) uint8 array, text."""
+    renderer = registry.game_module(game, "render")
+    if renderer is None:
+        raise Skipped("the game has no render.py")
+    engine = _engine(game, 2)
+    engine.step(random_actions(engine, np.random.default_rng(0)))
+    done = []
+    if hasattr(renderer, "rgb_array"):
+        frame = engine.render(1, mode="rgb_array")
+        _require(
+            isinstance(frame, np.ndarray) and frame.dtype == np.uint8 and frame.ndim == 3,
+            f"rgb_array returned {type(frame).__name__} {getattr(frame, 'shape', '')}",
+        )
+        _require(frame.shape[2] == 3, f"rgb_array frame has shape {frame.shape}")
+        done.append(f"rgb_array {frame.shape[1]}x{frame.shape[0]}")
+    if hasattr(renderer, "ansi"):
+        text = engine.render(1, mode="ansi")
+        _require(isinstance(text, str) and text, "ansi returned no text")
+        done.append("ansi")
+    if not done:
+        raise Skipped("render.py has neither rgb_array nor ansi")
+    return ", ".join(done)
+
+
+def steps_per_second(game, sizes=SPEED_SIZES, seconds=0.2, num_threads=1):
+    """Env-steps per second at each batch size (random actions drawn in advance)."""
+    rates = {}
+    for n in sizes:
+        engine = _engine(game, n, num_threads=num_threads, max_episode_steps=None)
+        rng = np.random.default_rng(0)
+        actions = [random_actions(engine, rng) for _ in range(8)]
+        engine.step(actions[0])  # compile or load, outside the timing
+        calls, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            engine.step(actions[calls % 8])
+            calls += 1
+        rates[n] = calls * n / (time.perf_counter() - start)
+    return rates
+
+
+def check_speed(game):
+    """Env-steps per second at N = 1, 64, 4096 on one thread (reported, never failed)."""
+    rates = steps_per_second(game)
+    return ", ".join(f"N={n}: {rate / 1e6:.2f} M/s" for n, rate in rates.items())
+
+
+CHECKS = {
+    "spec": check_spec,
+    "batch": check_batch,
+    "threads": check_threads,
+    "batch sizes": check_batch_sizes,
+    "state round trip": check_state_round_trip,
+    "fuzz actions": check_fuzz_actions,
+    "fuzz states": check_fuzz_states,
+    "gymnasium": check_gymnasium,
+    "kaggle": check_kaggle,
+    "render": check_render,
+    "speed": check_speed,
+}
+
+
+def _named(game):
+    """A game's name, registering it first where ``game`` is a folder's path."""
+    if isinstance(game, os.PathLike) or (isinstance(game, str) and os.sep in game):
+        return vecenv.register(game)
+    return registry.resolve(game)
+
+
+def run_checks(game, checks=None):
+    """Every check (or those named) on ``game``: a ``Result`` each, in order."""
+    game = _named(game)
+    results = []
+    for name in checks or CHECKS:
+        start = time.perf_counter()
+        try:
+            detail, status = CHECKS[name](game), "pass"
+        except Skipped as exc:
+            detail, status = str(exc), "skip"
+        except Exception as exc:  # a failed check, or the game raising where it should not
+            detail, status = f"{type(exc).__name__}: {exc}", "fail"
+        results.append(Result(name, status, detail, time.perf_counter() - start))
+    return results
+
+
+def check_game(game, checks=None):
+    """Run the contract on ``game`` (a name, or a folder to register first) in a user's test:
+    raises ``CheckFailed`` listing every check that failed."""
+    failed = [r for r in run_checks(game, checks) if r.status == "fail"]
+    if failed:
+        raise CheckFailed("\n".join(f"{r.check}: {r.detail}" for r in failed))
