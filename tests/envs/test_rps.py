@@ -398,7 +398,7 @@ def test_statistical_breaks_ties_by_the_first_seen_sign():
 
 def test_ansi_tells_the_round_signs_and_score():
     e = make(episodeSteps=3, tieRewardThreshold=1)
-    assert e.render(0, "ansi") == "Round 0: no signs shown yet, Score: 0 to 0"
+    assert e.render(0, "ansi") == "Round 0: no signs shown, Score: 0 to 0"
     e.step(np.array([[1, 0]]))
     assert e.render(0, "ansi") == "Round 1: Paper vs Rock, Score: 1 to -1"
     e.step(np.array([[1, 1]]))

@@ -138,11 +138,13 @@ def test_exported_specification_is_kaggles(kaggle):
         assert plain(ours.steps, overage=False) == plain(theirs.steps, overage=False)
 
 
-@pytest.mark.parametrize("game", ["connectx", "tictactoe"])
+@pytest.mark.parametrize("game", GAMES)
 def test_kaggle_renders_the_exported_game_as_text(kaggle, game):
     env = kaggle.make(f"vecenv_{game}", debug=True)
     own = reference.make(game, debug=True)
-    for pair in ([4, 4], [0, 0], [2, 2]):
+    assert env.render(mode="ansi") == own.render(mode="ansi")
+    pairs = ([0, 1], [1, 1], [2, 0]) if game == "rps" else ([4, 4], [0, 0], [2, 2])
+    for pair in pairs:
         env.step(list(pair))
         own.step(list(pair))
         assert env.render(mode="ansi") == own.render(mode="ansi")

@@ -761,12 +761,20 @@ def test_ansi_is_kaggles_text(case, capsys):
     assert capsys.readouterr().out == ours.render(mode="ansi") + "\n"
 
 
-def test_rps_ansi_tells_the_round_and_score():
+def test_rps_ansi_tells_every_round_and_the_score():
     env = vk.make("rps", configuration={"episodeSteps": 3})
+    assert env.render(mode="ansi") == "Game ended on round 0, final score: 0 to 0\n"
     env.step([0, 1])
-    assert env.render(mode="ansi") == "Round 1: Rock vs Paper, Score: -1 to 1"
-    env.step([2, 2])
-    assert env.render(mode="ansi").endswith("final score: 0 to 0 (DONE and DONE)")
+    assert env.render(mode="ansi") == (
+        "Round 1: Rock vs Paper, Score: -1.0 to 1.0\n"
+        "Game ended on round 1, final score: -1.0 to -1.0\n"
+    )
+    env.step([2, 2])  # the last round: a score under tieRewardThreshold is a tie
+    assert env.render(mode="ansi") == (
+        "Round 1: Rock vs Paper, Score: -1.0 to 1.0\n"
+        "Round 2: Scissors vs Scissors, Score: 0 to 0\n"
+        "Game ended on round 2, final score: 0 to 0\n"
+    )
 
 
 def test_unknown_render_mode_raises():
