@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import vecenv
+from vecenv import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -60,6 +61,8 @@ def test_wheel_maps_the_folders_and_ships_every_game(wheel):
         assert f"vecenv/{module.relative_to(root).as_posix()}" in names, module
     for game in ("connectx", "tictactoe", "rps"):
         assert f"vecenv/envs/{game}/replay.js" in names
+    for template in ("one_agent/rules.py.tmpl", "two_agents/agents.py.tmpl", "test_game.py.tmpl"):
+        assert f"vecenv/templates/{template}" in names
 
 
 def test_wheel_imports_and_runs_from_its_own_files(wheel, tmp_path):
@@ -71,7 +74,11 @@ def test_wheel_imports_and_runs_from_its_own_files(wheel, tmp_path):
         "import vecenv.kaggle, vecenv.aisys, vecenv.gym.env\n"
         "e = vecenv.make('cartpole', num_envs=2, seed=0); e.step(np.array([0, 1]))\n"
         "assert 'vecenvReplay' in vecenv.kaggle.make('tictactoe').render(mode='html')\n"
-        "print(json.dumps([vecenv.__file__, r.__file__, c.__file__, vecenv.list_envs()]))\n"
+        "games = vecenv.list_envs()\n"
+        "from vecenv import scaffold\n"
+        "vecenv.register(scaffold.write_game('tiny', '.', agents=2))\n"
+        "vecenv.make('tiny', num_envs=2, seed=0).step(np.zeros((2, 2), dtype=np.int64))\n"
+        "print(json.dumps([vecenv.__file__, r.__file__, c.__file__, games]))\n"
     )
     env = dict(os.environ, PYTHONPATH=str(site), VECENV_CACHE_DIR=str(tmp_path / "cache"))
     out = subprocess.run(
@@ -85,7 +92,7 @@ def test_wheel_imports_and_runs_from_its_own_files(wheel, tmp_path):
     files, games = json.loads(out.stdout)[:3], json.loads(out.stdout)[3]
     for f in files:
         assert f.startswith(str(site)), f
-    assert games == vecenv.list_envs()
+    assert games == [n for n, g in registry.games().items() if g.origin == "bundled"]
 
 
 START = (

@@ -1,4 +1,5 @@
-"""Where games come from: a game is a folder holding ``<name>.json`` and ``rules.py``.
+"""Where games come from: a game is a folder holding ``<name>.json`` and ``rules.py`` (what else
+it may hold, and what each file defines: ``vecenv.protocol``).
 
 Four sources, all of them full citizens (every face, the engine's cache, the checks):
 
@@ -26,12 +27,12 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import protocol
 from .spec import GameSpec
 
 ENTRY_POINT_GROUP = "vecenv.games"
 PATH_VARIABLE = "VECENV_GAMES_PATH"
 FOLDER_PACKAGE = "vecenv_games"  # the parent of packages made for plain folders
-REQUIRED_RULES = ("FIELDS", "reset", "step", "observe")
 
 
 class GameError(ValueError):
@@ -108,7 +109,7 @@ def _check_rules(game):
         rules = importlib.import_module(f"{game.package}.rules")
     except Exception as exc:
         raise GameError(f"{path}: importing the rules failed: {exc!r}") from exc
-    missing = [n for n in REQUIRED_RULES if not hasattr(rules, n)]
+    missing = [n for n in protocol.REQUIRED_RULES if not hasattr(rules, n)]
     if missing:
         raise GameError(f"{path}: the rules must define {', '.join(missing)}")
     fields = rules.FIELDS
