@@ -259,3 +259,52 @@ def test_two_games_of_one_name_in_two_places_never_share_the_cache(tmp_path):
     assert outputs == ["21", "22", "21"]
     drivers = sorted(p.name for p in (cache / "drivers").glob("vecenv_drivers_walk_*.py"))
     assert len(drivers) == 2
+
+
+# ---- a two-agent game of the user's through every face --------------------------------------
+
+
+@pytest.fixture(scope="module")
+def nim(tmp_path_factory):
+    """``vecenv new``'s two-agent game (Nim), registered in this process."""
+    from vecenv import scaffold
+
+    folder = scaffold.write_game("pebbles", tmp_path_factory.mktemp("nim"), agents=2)
+    assert vecenv.register(folder) == "pebbles"
+    return folder
+
+
+def test_a_users_two_agent_game_plays_through_every_face(nim):
+    from vecenv import aisys, kaggle, selfplay
+    from vecenv.aisys import EnvInfo, RunData
+
+    # The engine and starting positions.
+    engine = vecenv.make("pebbles", num_envs=4, seed=0, pile=7)
+    engine.reset(position={"observation": {"stones": 2}, "status": ["INACTIVE", "ACTIVE"]})
+    engine.step(np.array([[0, 1]] * 4))  # agent 1 takes both stones and wins
+    np.testing.assert_array_equal(engine.rewards, [[-1, 1]] * 4)
+    # Kaggle's interface: run, statuses, text, the replay page, the export to Kaggle's register.
+    env = kaggle.make("pebbles", configuration={"pile": 9})
+    steps = env.run(["random", "random"])
+    assert env.done and sorted(s.reward for s in steps[-1]) == [-1, 1]
+    assert env.render(mode="ansi") == "0 stones: "
+    assert "pebbles" in kaggle.kaggle_games() and kaggle.export("pebbles")["agents"]
+    # Self-play and Seats.
+    result = selfplay.play("pebbles", ("random", "random"), 200, seed=1, pile=9)
+    assert (result.rewards.sum(axis=1) == 0).all() and result.plies.min() >= 3
+    # Gymnasium, against the built-in opponent.
+    envs = gymnasium.make_vec("vecenv/Pebbles-v0", num_envs=8, opponent="random")
+    obs, _ = envs.reset(seed=0)
+    assert obs["stones"].shape == (8,) and obs["legal"].shape == (8, 3)
+    # AISysProj: its environment class plays a run to the end.
+    cls = aisys.environment_class("pebbles")
+    assert aisys.Pebbles is cls
+    game = cls(EnvInfo(display_name="Pebbles", identifier="pebbles"), {"opponent": "random"})
+    state = game.new_run(seed=3)
+    for _ in range(30):
+        data = RunData(action_history=[], state=state, outcome=None, run_id=1, agent_name="a")
+        result = game.act(0, data)
+        state = result.new_state
+        if result.outcome is not None:
+            break
+    assert result.outcome in (-1, 1)

@@ -387,3 +387,21 @@ def check_game(game, checks=None):
     failed = [r for r in run_checks(game, checks) if r.status == "fail"]
     if failed:
         raise CheckFailed("\n".join(f"{r.check}: {r.detail}" for r in failed))
+
+
+def table(game, results):
+    """The results as the text table ``vecenv check`` prints."""
+    rows = [("check", "result", "seconds", "detail")]
+    rows += [(r.check, r.status.upper(), f"{r.seconds:.2f}", r.detail) for r in results]
+    widths = [max(len(row[k]) for row in rows) for k in range(3)]
+    lines = [f"{game}:"]
+    for row in rows:
+        detail = row[3].splitlines()[0] if row[3] else ""
+        cells = (cell.ljust(w) for cell, w in zip(row[:3], widths, strict=True))
+        lines.append("  ".join(cells) + "  " + detail)
+    counts = {s: sum(r.status == s for r in results) for s in ("pass", "skip", "fail")}
+    lines.append(
+        f"{game}: {counts['pass']} of {len(results)} checks passed "
+        f"({counts['skip']} skipped), {counts['fail']} failed"
+    )
+    return "\n".join(lines)

@@ -7,7 +7,6 @@ CamelCase where it has no id, and is a module attribute of ``vecenv.aisys``, so 
 as the plugin ``vecenv.aisys:CartPole``.
 """
 
-import functools
 import re
 import threading
 
@@ -40,9 +39,8 @@ def class_name(game):
     return "".join(part[:1].upper() + part[1:] for part in spec.name.split("_"))
 
 
-@functools.cache
 def class_names():
-    """Every environment class name and its game."""
+    """Every environment class name and its game (games registered later included)."""
     return {class_name(game): game for game in games()}
 
 
