@@ -1,8 +1,22 @@
 import os
 import tempfile
 
+import pytest
+
 # One driver cache per test session, so tests never depend on what an earlier run compiled; the
 # session still shares it between tests (compiling each game once).
 os.environ.setdefault("VECENV_CACHE_DIR", tempfile.mkdtemp(prefix="vecenv-test-cache-"))
 
 from .browser import browser  # noqa: E402, F401  (a fixture for every test module)
+
+
+@pytest.fixture(autouse=True)
+def _forget_registered_games():
+    """Games a test registers at run time are forgotten after it, so no other test sees them."""
+    yield
+    import vecenv
+    from vecenv import registry
+
+    for name, game in registry.games().items():
+        if game.origin == "registered":
+            vecenv.unregister(name)

@@ -53,10 +53,10 @@ def run_python(code, env_extra, cwd):
     return done.stdout
 
 
-@pytest.fixture(scope="module")
-def walk(tmp_path_factory):
-    """The walk game registered in this process (once: a name is registered for good)."""
-    folder = copy_walk(tmp_path_factory.mktemp("outside"), "stroll")
+@pytest.fixture
+def walk(tmp_path):
+    """The walk game registered in this process (forgotten after each test: conftest.py)."""
+    folder = copy_walk(tmp_path, "stroll")
     assert vecenv.register(folder) == "stroll"
     return folder
 
@@ -96,6 +96,18 @@ def test_a_registered_game_has_its_gymnasium_ids(walk):
 def test_registering_the_same_folder_again_does_nothing(walk):
     assert vecenv.register(walk) == "stroll"
     assert vecenv.list_envs().count("stroll") == 1
+
+
+def test_unregister_forgets_a_game_and_its_gymnasium_ids(walk):
+    vecenv.unregister("stroll")
+    assert "stroll" not in vecenv.list_envs()
+    assert "vecenv/Stroll-v0" not in gymnasium.registry
+    with pytest.raises(ValueError, match="unknown game"):
+        vecenv.make("stroll")
+    with pytest.raises(vecenv.GameError, match="bundled"):
+        vecenv.unregister("cartpole")
+    assert vecenv.register(walk) == "stroll"  # and back
+    assert vecenv.make("Stroll-v0").name == "stroll"
 
 
 def _broken(tmp_path, change):
@@ -264,12 +276,12 @@ def test_two_games_of_one_name_in_two_places_never_share_the_cache(tmp_path):
 # ---- a two-agent game of the user's through every face --------------------------------------
 
 
-@pytest.fixture(scope="module")
-def nim(tmp_path_factory):
+@pytest.fixture
+def nim(tmp_path):
     """``vecenv new``'s two-agent game (Nim), registered in this process."""
     from vecenv import scaffold
 
-    folder = scaffold.write_game("pebbles", tmp_path_factory.mktemp("nim"), agents=2)
+    folder = scaffold.write_game("pebbles", tmp_path, agents=2)
     assert vecenv.register(folder) == "pebbles"
     return folder
 

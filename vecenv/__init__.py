@@ -17,7 +17,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from .registry import GameError, list_envs  # noqa: E402
 
 __version__ = "0.1.0"
-__all__ = ["Engine", "GameError", "__version__", "list_envs", "make", "register"]
+__all__ = ["Engine", "GameError", "__version__", "list_envs", "make", "register", "unregister"]
 
 
 def make(game, num_envs=1, seed=None, num_threads=1, autoreset="next_step", **configuration):
@@ -35,6 +35,14 @@ def register(path):
     name = registry.register(path)
     _register_gym()
     return name
+
+
+def unregister(name):
+    """Forget a game ``register`` made, its Gymnasium ids included."""
+    from . import registry
+    from .gym.registration import unregister as unregister_gym
+
+    unregister_gym(registry.unregister(name))
 
 
 def __getattr__(name):

@@ -198,6 +198,18 @@ def register(path):
     return game.name
 
 
+def unregister(name):
+    """Forget a game registered at run time (``register``); bundled games and those found
+    through the environment or entry points stay. Returns its Gymnasium id, if it had one."""
+    game = get_game(name)
+    if game.origin != "registered":
+        raise GameError(f"{game.name} is {game.origin}, not registered at run time")
+    del _GAMES[game.name]
+    _aliases.cache_clear()
+    rules.cache_clear()
+    return game.spec.gym.get("id")
+
+
 @functools.cache
 def _aliases():
     table = {}

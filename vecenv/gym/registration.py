@@ -23,3 +23,9 @@ def register_all():
             reward_threshold=gym.get("reward_threshold"),
             nondeterministic=False,
         )
+
+
+def unregister(gym_id):
+    """Drop ``vecenv/<gym_id>`` from gymnasium's registry (a game forgotten)."""
+    if gym_id:
+        gymnasium.registry.pop(f"{NAMESPACE}/{gym_id}", None)
