@@ -5,6 +5,8 @@
     vecenv bench --env CartPole-v1 --num-envs 1,64,4096 --threads 1,2 [--steps K | --seconds S]
     vecenv play connectx --agents negamax random --matches 10000 [--replay FILE.html]
     vecenv arena serve | env add | agent add | agents | play   (see vecenv.cli_arena)
+    vecenv new NAME [--dir DIR] [--agents 1|2]       (see vecenv.cli_game)
+    vecenv check NAME_OR_PATH [--only CHECK ...]
 
 ``--env`` takes one of our games (a Gymnasium id such as ``CartPole-v1`` or a folder name such as
 ``cartpole``) or ``gym.<Id>`` for Gymnasium's own environment, which runs through the same code for
@@ -228,6 +230,9 @@ def build_parser():
     from .cli_arena import add_parser as add_arena
 
     add_arena(sub)
+    from .cli_game import add_parser as add_game
+
+    add_game(sub)
     return parser
 
 
@@ -250,7 +255,7 @@ def main(argv=None):
             from .cli_play import cmd_play
 
             return cmd_play(args, out)
-        if args.command == "arena":
+        if args.command in ("arena", "new", "check"):
             return args.func(args, out)
         from .cli_bench import cmd_bench
 

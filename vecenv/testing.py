@@ -358,7 +358,7 @@ CHECKS = {
 }
 
 
-def _named(game):
+def named(game):
     """A game's name, registering it first where ``game`` is a folder's path."""
     if isinstance(game, os.PathLike) or (isinstance(game, str) and os.sep in game):
         return vecenv.register(game)
@@ -367,7 +367,7 @@ def _named(game):
 
 def run_checks(game, checks=None):
     """Every check (or those named) on ``game``: a ``Result`` each, in order."""
-    game = _named(game)
+    game = named(game)
     results = []
     for name in checks or CHECKS:
         start = time.perf_counter()

@@ -1,0 +1,68 @@
+"""``vecenv new`` and ``vecenv check``: a written game folder runs and passes its own test as
+written; the check prints its table and exits by the contract."""
+
+import json
+import subprocess
+import sys
+
+from tests.test_cli import run
+
+
+def test_new_writes_a_game_whose_own_test_passes(capsys, tmp_path):
+    code, out, _ = run(capsys, "new", "coins", "--agents", "2", "--dir", str(tmp_path))
+    assert code == 0
+    folder = tmp_path / "coins"
+    assert {p.name for p in folder.iterdir()} >= {
+        "coins.json",
+        "rules.py",
+        "render.py",
+        "agents.py",
+        "test_coins.py",
+    }
+    assert json.loads((folder / "coins.json").read_text())["agents"] == [2]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(folder)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "2 passed" in done.stdout
+
+
+def test_new_refuses_a_bad_name_and_an_existing_folder(capsys, tmp_path):
+    code, _, err = run(capsys, "new", "Bad-Name", "--dir", str(tmp_path))
+    assert code == 2 and "lower-case letters" in err
+    assert run(capsys, "new", "walker", "--dir", str(tmp_path))[0] == 0
+    code, _, err = run(capsys, "new", "walker", "--dir", str(tmp_path))
+    assert code == 2 and "exists already" in err
+
+
+def test_check_prints_every_check_of_a_folder_and_passes(capsys, tmp_path):
+    run(capsys, "new", "hopper", "--dir", str(tmp_path))
+    code, out, _ = run(capsys, "check", str(tmp_path / "hopper"))
+    assert code == 0, out
+    for check in ("spec", "batch", "threads", "fuzz actions", "gymnasium", "render", "speed"):
+        assert any(line.startswith(check + " ") and "PASS" in line for line in out.splitlines())
+    assert "kaggle" in out and "SKIP" in out  # a one-agent game is no Kaggle game
+    assert "N=4096:" in out
+
+
+def test_check_fails_a_broken_game_with_status_1(capsys, tmp_path):
+    run(capsys, "new", "leaky", "--dir", str(tmp_path))
+    rules = tmp_path / "leaky" / "rules.py"
+    rules.write_text(rules.read_text().replace("= s.position\n", "= s.position - 1000\n"))
+    code, out, _ = run(capsys, "check", str(tmp_path / "leaky"), "--only", "spec", "batch")
+    assert code == 1
+    assert "FAIL" in out and "outside its space" in out
+    assert "leaky: 1 of 2 checks passed (0 skipped), 1 failed" in out
+
+
+def test_check_refuses_unknown_games_and_checks(capsys, tmp_path):
+    code, _, err = run(capsys, "check", "no_such_game")
+    assert code == 2 and "unknown game" in err
+    code, _, err = run(capsys, "check", "cartpole", "--only", "everything")
+    assert code == 2 and "no check 'everything'" in err
+    code, _, err = run(capsys, "check", str(tmp_path / "nowhere"))
+    assert code == 2 and "no such game folder" in err
