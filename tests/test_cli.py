@@ -14,9 +14,11 @@ import numpy as np
 import pytest
 
 from vecenv import registry
-from vecenv.cli import Progress, faces, main
-from vecenv.cli_render import TerminalView, png_bytes, to_ansi
-from vecenv.cli_train import random_agent
+from vecenv.cli import main
+from vecenv.cli.common import Progress
+from vecenv.cli.listing import faces
+from vecenv.cli.train import random_agent
+from vecenv.render.frames import TerminalView, png_bytes, to_ansi
 
 EPISODE = re.compile(r"^episode (\d+): return (-?[\d.]+), length (\d+)$")
 

@@ -2,7 +2,7 @@
 
 import math
 
-from vecenv import draw
+from vecenv.render import draw
 
 from .rules import LINK_LENGTH_1, LINK_LENGTH_2
 

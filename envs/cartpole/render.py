@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from vecenv import draw
+from vecenv.render import draw
 
 from .rules import LENGTH, X_THRESHOLD
 

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from vecenv import draw
+from vecenv.render import draw
 
 from .rules import REWARD_ANGLE
 

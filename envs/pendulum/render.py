@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from vecenv import draw
+from vecenv.render import draw
 
 from .rules import MAX_TORQUE
 

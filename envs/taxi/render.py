@@ -4,7 +4,7 @@ Boxes are inclusive of both corners, as PIL draws them: a square of the grid spa
 50 * (x + 1) to 50 * (x + 2).
 """
 
-from vecenv import draw
+from vecenv.render import draw
 
 from .rules import COLOR_X, COLOR_Y, IN_TAXI, NUM_COLUMNS, NUM_ROWS
 

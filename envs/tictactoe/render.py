@@ -3,7 +3,7 @@ the colours of the replay (white cells on a slate grid, X a blue cross, O a red 
 
 import numpy as np
 
-from vecenv import draw
+from vecenv.render import draw
 
 MARKS = (" ", "X", "O")
 ROW_BAR = "\n---+---+---\n"

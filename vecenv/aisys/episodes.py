@@ -265,7 +265,7 @@ class Episode:
         renderer = registry.game_module(self.game, "render")
         if renderer is None or not hasattr(renderer, "rgb_array"):
             return None
-        from vecenv.cli_render import png_bytes
+        from vecenv.render.frames import png_bytes
 
         return png_bytes(self.engine.render(0, "rgb_array"))
 

@@ -1,7 +1,9 @@
-"""Frames for the command line: RGB arrays as terminal text, PNG contact sheets and GIFs.
+"""RGB frames as files and text: PNG (and contact sheets of an episode), animated GIFs, and
+terminal text in 24-bit colour half-blocks, shown in place by ``TerminalView``.
 
 Everything here works on plain (H, W, 3) uint8 arrays, so it serves any environment with an
-``rgb_array`` renderer. PNG is written with zlib and struct alone; GIF needs Pillow (optional).
+``rgb_array`` renderer: the command line, the AISysProj pages, a user's notebook. PNG is written
+with zlib and struct alone; GIF needs Pillow (optional).
 """
 
 import math
@@ -13,7 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .cli import CliError
+
+class RenderError(ValueError):
+    """What was asked cannot be drawn or written (a missing Pillow, no frames, a file kind)."""
+
 
 UPPER_HALF = "\u2580"
 RESET = "\x1b[0m"
@@ -185,7 +190,9 @@ class GifRecorder:
         try:
             from PIL import Image
         except ImportError:
-            raise CliError("writing a GIF needs Pillow: pip install pillow (or use .png)") from None
+            raise RenderError(
+                "writing a GIF needs Pillow: pip install pillow (or use .png)"
+            ) from None
         self.Image, self.path, self.frames = Image, path, []
 
     def add(self, frame):
@@ -199,7 +206,7 @@ class GifRecorder:
 
     def save(self, fps):
         if not self.frames:
-            raise CliError("no frames were rendered")
+            raise RenderError("no frames were rendered")
         duration = max(20, round(1000 / fps))
         first, rest = self.frames[0], self.frames[1:]
         first.save(self.path, save_all=True, append_images=rest, duration=duration, loop=0)
@@ -228,7 +235,7 @@ class SheetRecorder:
     def save(self, fps=None):
         frames = self.kept + ([self.last] if self.last is not None else [])
         if not frames:
-            raise CliError("no frames were rendered")
+            raise RenderError("no frames were rendered")
         write_png(self.path, contact_sheet(frames))
         return min(len(frames), SHEET_MAX_FRAMES)
 
@@ -240,4 +247,4 @@ def recorder_for(path):
         return GifRecorder(path)
     if suffix == ".png":
         return SheetRecorder(path)
-    raise CliError(f"--render-to wants a .gif or .png file, got {path!r}")
+    raise RenderError(f"frames are written to a .gif or .png file, got {path!r}")

@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 
-from .cli import GYM_PREFIX, CliError, Progress, parse_ints
-from .cli_train import sample
+from .common import GYM_PREFIX, CliError, Progress, parse_ints
+from .train import sample
 
 DEFAULT_SECONDS = 0.3
 POOL = 16  # batches of actions cycled through
@@ -233,3 +233,28 @@ def cmd_bench(args, out):
         plot(args.plot, f"{gym_id}: env-steps/s", ns, ours, theirs if mode else None, label)
         print(f"wrote {args.plot}", file=out)
     return 0
+
+
+def add_parser(sub):
+    bench = sub.add_parser(
+        "bench",
+        help="measure env-steps/s against Gymnasium's vector env",
+        description="Env-steps/s of vecenv's vector env and Gymnasium's at the same sizes.",
+    )
+    bench.add_argument("--env", default="CartPole-v1", help="one of our games (default CartPole)")
+    bench.add_argument(
+        "--num-envs", default="1,64,4096", help="comma-separated N values (default %(default)s)"
+    )
+    bench.add_argument("--threads", default="1", help="comma-separated thread counts (default 1)")
+    budget = bench.add_mutually_exclusive_group()
+    budget.add_argument("--steps", type=int, help="batched steps per measurement")
+    budget.add_argument(
+        "--seconds", type=float, help="seconds per measurement (default 0.3 unless --steps)"
+    )
+    bench.add_argument(
+        "--repeats", type=int, default=3, help="runs per figure; the median counts (default 3)"
+    )
+    bench.add_argument("--seed", type=int, default=0, help="seed of the envs and the actions")
+    bench.add_argument("--no-gym", action="store_true", help="skip Gymnasium's vector env")
+    bench.add_argument("--plot", metavar="FILE.png", help="save a log-log plot (matplotlib)")
+    bench.set_defaults(func=cmd_bench)

@@ -8,8 +8,9 @@ import time
 
 import numpy as np
 
-from .cli import CliError, Progress, resolve_env
-from .cli_render import TerminalView, recorder_for
+from vecenv.render.frames import RenderError, TerminalView, recorder_for
+
+from .common import CliError, Progress, resolve_env
 
 DEFAULT_FPS = 30
 
@@ -129,7 +130,10 @@ def cmd_train(args, out):
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
     if seed < 0:
         raise CliError(f"--seed must be non-negative, got {seed}")
-    recorder = recorder_for(args.render_to) if args.render_to else None
+    try:
+        recorder = recorder_for(args.render_to) if args.render_to else None
+    except RenderError as e:
+        raise CliError(f"--render-to: {e}") from None
     mode = choose_render_mode(env_id, args.render, args.render_to)
     env = make_env(env_id, mode)
     try:
@@ -182,8 +186,30 @@ def cmd_train(args, out):
             file=out,
         )
         if recorder is not None:
-            count = recorder.save(fps)
+            try:
+                count = recorder.save(fps)
+            except RenderError as e:
+                raise CliError(str(e)) from None
             print(f"wrote {args.render_to} ({count} frames of episode 1)", file=out)
     finally:
         env.close()
     return 0
+
+
+def add_parser(sub):
+    train = sub.add_parser(
+        "train",
+        help="play episodes with an agent through a gymnasium.Env",
+        description="Play episodes with an agent; prints each episode's return and length.",
+    )
+    train.add_argument("agent", help=f"the agent: {', '.join(sorted(AGENTS))}")
+    train.add_argument(
+        "--env", required=True, help="CartPole-v1, cartpole, or gym.<Id> for Gymnasium's own"
+    )
+    train.add_argument("--episodes", type=int, default=10, help="episodes to play (default 10)")
+    train.add_argument("--seed", type=int, default=None, help="seed of the env and the agent")
+    train.add_argument("--render", action="store_true", help="show frames in the terminal")
+    train.add_argument(
+        "--render-to", metavar="FILE", help="FILE.gif (animation) or FILE.png (contact sheet)"
+    )
+    train.set_defaults(func=cmd_train)

@@ -3,7 +3,7 @@ contract (``vecenv.testing``)."""
 
 import os
 
-from .cli import CliError
+from .common import CliError
 
 
 def add_parser(sub):

@@ -11,7 +11,7 @@ vecenv arena play --config agent.json --agent random [--runs 100]
 import importlib.util
 import json
 
-from .cli import CliError, Progress, print_table
+from .common import CliError, Progress, print_table
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 

@@ -1,6 +1,6 @@
 """``vecenv play``: batched matches between two agents of a two-agent game, with a summary."""
 
-from .cli import CliError, Progress
+from .common import CliError, Progress
 
 
 def parse_config(items):
@@ -87,4 +87,5 @@ def add_parser(sub):
     play.add_argument(
         "--replay-match", type=int, default=0, help="which match --replay writes (default 0)"
     )
+    play.set_defaults(func=cmd_play)
     return play

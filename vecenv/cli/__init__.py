@@ -1,0 +1,61 @@
+"""The ``vecenv`` command line: list the games, play episodes with an agent, benchmark.
+
+    vecenv list
+    vecenv train random --env CartPole-v1 --episodes 10 [--seed S] [--render] [--render-to F]
+    vecenv bench --env CartPole-v1 --num-envs 1,64,4096 --threads 1,2 [--steps K | --seconds S]
+    vecenv play connectx --agents negamax random --matches 10000 [--replay FILE.html]
+    vecenv arena serve | env add | agent add | agents | play   (see vecenv.cli.arena)
+    vecenv new NAME [--dir DIR] [--agents 1|2]       (see vecenv.cli.game)
+    vecenv check NAME_OR_PATH [--only CHECK ...]
+
+``--env`` takes one of our games (a Gymnasium id such as ``CartPole-v1`` or a folder name such as
+``cartpole``) or ``gym.<Id>`` for Gymnasium's own environment, which runs through the same code for
+comparison. Errors in what was asked for print one line and exit with status 2.
+"""
+
+import argparse
+import os
+import sys
+
+from . import arena, bench, game, listing, play, train
+from .common import PROG, CliError
+
+# The commands, one module each, in the order ``--help`` lists them.
+COMMANDS = (listing, train, bench, play, arena, game)
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Vectorized RL environments on numba kernels."
+    )
+    from vecenv import __version__
+
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for command in COMMANDS:
+        command.add_parser(sub)
+    return parser
+
+
+def main(argv=None):
+    """Run the command line with ``argv`` (default: sys.argv[1:]); return the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, --version and usage errors
+        return e.code if isinstance(e.code, int) else 2
+    out = sys.stdout
+    try:
+        return args.func(args, out)
+    except CliError as e:
+        out.flush()
+        print(f"{PROG} {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (piped into head): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
