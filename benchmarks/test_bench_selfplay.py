@@ -50,7 +50,8 @@ long.
 
 Keys: ("selfplay", "negamax-random", impl) with impl "vecenv-T1", "vecenv-T2", "kaggle" (matches or
 episodes per second); ("selfplay", "connect_four", 4096, impl) with impl "vecenv-T1", "vecenv-T2",
-"vecenv-stream-T1", "vecenv-stream-T2", "pgx-scan", "pgx-scan-1cpu" (plies per second). The table
+"vecenv-stream-T1", "vecenv-stream-T2", "pgx-scan", "pgx-scan-1cpu" (plies per second), and the
+same stream on Othello, ("selfplay", "othello", 4096, impl), against Pgx's ``othello``. The table
 prints every rate as "steps/s".
 """
 
@@ -253,18 +254,18 @@ def _pgx():
     return jax, pgx
 
 
-def _pgx_round(n, steps):
-    """A compiled round of Pgx connect_four: ``steps`` random legal moves in each of ``n`` games,
+def _pgx_round(n, steps, game="connect_four"):
+    """A compiled round of Pgx's ``game``: ``steps`` random legal moves in each of ``n`` games,
     finished games replaced in the same step. Returns (round function, list of the games finished
     in each call)."""
     jax, pgx = _pgx()
     try:
-        env = pgx.make("connect_four")
+        env = pgx.make(game)
         step = jax.vmap(pgx.experimental.auto_reset(env.step, env.init))
         act_randomly = pgx.experimental.act_randomly
         state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.key(0), n))
     except Exception as e:  # an API that moved (pgx < 2 took no key in step)
-        pytest.skip(f"pgx {getattr(pgx, '__version__', '?')} connect_four: {e!r:.300}")
+        pytest.skip(f"pgx {getattr(pgx, '__version__', '?')} {game}: {e!r:.300}")
 
     def body(carry, _):
         state, key = carry
@@ -291,12 +292,12 @@ def _pgx_round(n, steps):
     return round_fn, finished
 
 
-def _stream_round(n, steps, threads):
+def _stream_round(n, steps, threads, game="connectx"):
     """vecenv's counterpart of Pgx's scan: ``n`` games, every game moving every step, the built-in
     random agents choosing the moves inside the engine, a finished game replaced in the same step
     (same-step autoreset, as Pgx's ``auto_reset``)."""
     engine = vecenv.make(
-        "connectx",
+        game,
         num_envs=n,
         seed=0,
         autoreset="same_step",
@@ -402,4 +403,57 @@ def test_random_selfplay(benchmark, impl):
     # The rate is plies per second: ``plies`` per round over one "env".
     report.record(
         benchmark, ("selfplay", "connect_four", N, impl), plies, 1, unit="plies", impl=impl, **info
+    )
+
+
+# -- Othello random self-play against Pgx --------------------------------------------------------
+
+OTHELLO_SECTION = (
+    f"Othello random self-play, N={N}: vecenv (Seats.step, plies/s) vs Pgx othello "
+    "(jax CPU, steps/s)"
+)
+OTHELLO_IMPLS = ("vecenv-stream-T1", "vecenv-stream-T2", "pgx-scan-1cpu", "pgx-scan")
+
+
+def _declare_othello():
+    key = ("selfplay", "othello", N)
+    for threads in (1, 2):
+        report.label(key + (f"vecenv-stream-T{threads}",), f"vecenv stream T={threads}")
+    report.label(key + ("pgx-scan",), "pgx scan, jax's default threads")
+    report.label(key + ("pgx-scan-1cpu",), "pgx scan on 1 CPU")
+    for threads, pgx in ((1, "pgx-scan-1cpu"), (2, "pgx-scan")):
+        report.compare(
+            OTHELLO_SECTION,
+            f"random vs random N={N}, {threads} thread(s), {T} plies a round",
+            key + (f"vecenv-stream-T{threads}",),
+            key + (pgx,),
+            target=PGX_TARGET,
+            target_text=f"target >= {PGX_TARGET:g}x",
+        )
+
+
+_declare_othello()
+
+
+@pytest.mark.parametrize("impl", OTHELLO_IMPLS)
+def test_othello_random_selfplay(benchmark, impl):
+    """The Connect Four stream above on Othello: every game moving every ply (passes included),
+    finished games replaced in the same step, on both sides; same thread counts."""
+    benchmark.group = f"Othello random self-play N={N}"
+    smoke = benchmark.disabled
+    n, steps = (SMOKE_N, SMOKE_T) if smoke else (N, T)
+    held = impl in ("vecenv-stream-T1", "pgx-scan-1cpu")
+    if impl.startswith("pgx"):
+        round_fn, finished = _pgx_round(n, steps, "othello")
+    else:
+        round_fn, finished = _stream_round(n, steps, int(impl[-1]), "othello")
+    with one_cpu() if held else contextlib.nullcontext():
+        timed_for(benchmark, round_fn)
+    info = {
+        "games_finished_per_call": finished[-1],
+        "steps_per_call": steps,
+        "threads": 1 if held else _threads(impl),
+    }
+    report.record(
+        benchmark, ("selfplay", "othello", N, impl), n * steps, 1, unit="plies", impl=impl, **info
     )

@@ -320,3 +320,25 @@ def test_a_users_two_agent_game_plays_through_every_face(nim):
         if result.outcome is not None:
             break
     assert result.outcome in (-1, 1)
+
+
+def test_a_broken_game_on_the_path_is_left_out_with_a_warning(tmp_path):
+    games = tmp_path / "games"
+    copy_walk(games)
+    broken = copy_walk(games, "broken_walk")
+    (broken / "rules.py").unlink()
+    code = """
+import warnings, vecenv
+print("walk" in vecenv.list_envs(), "broken_walk" in vecenv.list_envs())
+"""
+    env = {"VECENV_GAMES_PATH": str(games), "VECENV_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, **env, PYTHONPATH=str(ROOT)),
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "False"]
+    assert "left out" in done.stderr and "holds rules.py" in done.stderr

@@ -24,6 +24,7 @@ import importlib.util
 import os
 import sys
 import types
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -155,22 +156,36 @@ def _discover():
         for folder in sorted(Path(root).iterdir()):
             if (folder / f"{folder.name}.json").is_file() and folder.name not in _GAMES:
                 _add(_load(folder, f"vecenv.envs.{folder.name}", "bundled"))
+    # A broken game from outside must not break vecenv for every other game: it is left out,
+    # with a warning saying why (``vecenv check`` on its folder says it again).
     for root in filter(None, os.environ.get(PATH_VARIABLE, "").split(os.pathsep)):
         if not Path(root).is_dir():
-            raise GameError(f"{PATH_VARIABLE}: {root} is no folder")
+            warnings.warn(f"{PATH_VARIABLE}: {root} is no folder", stacklevel=2)
+            continue
         for folder in sorted(Path(root).iterdir()):
             if folder.is_dir() and (folder / f"{folder.name}.json").is_file():
-                _add(_load(folder, None, PATH_VARIABLE))
+                _add_or_warn(lambda folder=folder: _load(folder, None, PATH_VARIABLE))
     for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-        origin = f"entry point {entry.name} = {entry.value}"
-        try:
-            module = importlib.import_module(entry.value)
-        except Exception as exc:
-            raise GameError(f"{origin}: importing it failed: {exc!r}") from exc
-        folders = list(getattr(module, "__path__", []))
-        if len(folders) != 1:
-            raise GameError(f"{origin}: must name a package that is a game folder")
-        _add(_load(folders[0], entry.value, origin))
+        _add_or_warn(lambda entry=entry: _from_entry_point(entry))
+
+
+def _from_entry_point(entry):
+    origin = f"entry point {entry.name} = {entry.value}"
+    try:
+        module = importlib.import_module(entry.value)
+    except Exception as exc:
+        raise GameError(f"{origin}: importing it failed: {exc!r}") from exc
+    folders = list(getattr(module, "__path__", []))
+    if len(folders) != 1:
+        raise GameError(f"{origin}: must name a package that is a game folder")
+    return _load(folders[0], entry.value, origin)
+
+
+def _add_or_warn(load):
+    try:
+        _add(load())
+    except GameError as exc:
+        warnings.warn(f"left out: {exc}", stacklevel=3)
 
 
 def games():
