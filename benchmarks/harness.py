@@ -6,6 +6,8 @@ number of rounds is chosen from one calibration round so each benchmark takes ab
 """
 
 import math
+import os
+import tempfile
 import time
 
 import numba
@@ -140,3 +142,88 @@ def envpool_module():
     except ImportError as e:
         pytest.skip(f"envpool is not installed or does not import here: {e}")
     return envpool
+
+
+# -- gymnax, the jax peer of several games ---------------------------------------------------
+
+GYMNAX_IMPLS = ("gymnax-scan", "gymnax-scan-noobs", "gymnax-step")
+JAX_CACHE = os.path.join(tempfile.gettempdir(), "vecenv-bench-jax-cache")
+
+
+def gymnax_modules():
+    """(jax, gymnax), or a skip with the reason they cannot be used here.
+
+    Unless jax is told otherwise (``JAX_COMPILATION_CACHE_DIR``), its compiled functions are kept
+    in a folder of the temporary directory: a later run loads them instead of compiling (about a
+    second each; compile time is never timed, this only shortens the run).
+    """
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    try:
+        import gymnax
+        import jax
+    except Exception as e:  # ImportError, or a broken install failing at import
+        pytest.skip(f"gymnax (with jax) is not installed or does not import here: {e!r:.300}")
+    if not jax.config.jax_compilation_cache_dir:
+        jax.config.update("jax_compilation_cache_dir", JAX_CACHE)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    return jax, gymnax
+
+
+def gymnax_round(env_id, impl, rows, steps):
+    """A round of gymnax's ``env_id`` over the pre-made action rows (each of N actions), one of
+    GYMNAX_IMPLS: "gymnax-scan" (``jax.lax.scan`` over ``steps`` steps in one jitted call, every
+    step's observation, reward and termination returned), "gymnax-scan-noobs" (the same without
+    the observations: XLA then leaves them out, an upper bound on gymnax's speed) or
+    "gymnax-step" (one jitted vmapped step a call, brought to numpy). Returns (round function,
+    env-step calls in a round)."""
+    jax, gymnax = gymnax_modules()
+    env, params = gymnax.make(env_id)
+    n = len(rows[0])
+    vstep = jax.vmap(env.step, in_axes=(0, 0, 0, None))
+    key = jax.random.key(0)
+    _, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, n), params)
+
+    def one(state, key, actions):
+        key, sub = jax.random.split(key)
+        out = vstep(jax.random.split(sub, n), state, actions, params)
+        # gymnax 1.x returns (obs, state, reward, terminated, truncated, info); 0.0.x returned
+        # (obs, state, reward, done, info).
+        obs, state, reward, terminated = out[:4]
+        return state, key, obs, reward, terminated
+
+    if impl == "gymnax-step":
+        step = jax.jit(one)
+        actions = [jax.device_put(a.astype(np.int32)) for a in rows]
+        carry = [state, key]
+
+        def round_fn():
+            state, key = carry
+            for a in actions:
+                state, key, obs, reward, _ = step(state, key, a)
+                np.asarray(obs)
+                np.asarray(reward)
+            carry[:] = state, key
+
+        round_fn()  # compile
+        return round_fn, len(actions)
+
+    keep_obs = impl == "gymnax-scan"
+
+    def body(carry, actions):
+        state, key, obs, reward, terminated = one(*carry, actions)
+        return (state, key), ((obs, reward, terminated) if keep_obs else (reward, terminated))
+
+    @jax.jit
+    def rollout(state, key, actions):
+        return jax.lax.scan(body, (state, key), actions)
+
+    actions = jax.device_put(np.stack(rows).astype(np.int32))  # (steps, N)
+    carry = [state, key]
+
+    def round_fn():
+        (state, key), out = rollout(*carry, actions)
+        jax.block_until_ready(out)
+        carry[:] = state, key
+
+    round_fn()  # compile
+    return round_fn, steps

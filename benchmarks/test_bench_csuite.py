@@ -37,16 +37,15 @@ Keys: ("Catch-bsuite", 4096, impl) with impl "vecenv", "gymnax-scan", "gymnax-sc
 "gymnax-step"; ("csuite", name, impl) with impl "engine-N1", "engine-N4096", "single", "plain".
 """
 
-import os
-import tempfile
-
 import numpy as np
 import plain_csuite
 import pytest
 import report
 from harness import (
+    GYMNAX_IMPLS,
     calls_per_round,
     engine_action_rows,
+    gymnax_round,
     make_engine,
     run_rounds,
     run_steps,
@@ -73,8 +72,6 @@ CATCH_SECTION = (
     f"Catch, N={N}: vecenv engine (1 thread) vs gymnax Catch-bsuite (jax CPU, default threads)"
 )
 CSUITE_SECTION = "csuite games: csuite face and engine vs plain Python (per env-step)"
-GYMNAX_IMPLS = ("gymnax-scan", "gymnax-scan-noobs", "gymnax-step")
-JAX_CACHE = os.path.join(tempfile.gettempdir(), "vecenv-bench-jax-cache")
 
 
 def _declare():
@@ -208,80 +205,6 @@ def test_plain_matches_vecenv(name):
 # -- Catch against gymnax -----------------------------------------------------------------------
 
 
-def _gymnax():
-    """(jax, gymnax), or a skip with the reason they cannot be used here.
-
-    Unless jax is told otherwise (``JAX_COMPILATION_CACHE_DIR``), its compiled functions are kept
-    in a folder of the temporary directory: a later run loads them instead of compiling (about a
-    second each; compile time is never timed, this only shortens the run).
-    """
-    os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    try:
-        import gymnax
-        import jax
-    except Exception as e:  # ImportError, or a broken install failing at import
-        pytest.skip(f"gymnax (with jax) is not installed or does not import here: {e!r:.300}")
-    if not jax.config.jax_compilation_cache_dir:
-        jax.config.update("jax_compilation_cache_dir", JAX_CACHE)
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
-    return jax, gymnax
-
-
-def _gymnax_round(impl, rows):
-    """A round of gymnax Catch-bsuite at N envs over the pre-made action rows; returns
-    (round function, env-step calls in a round)."""
-    jax, gymnax = _gymnax()
-    env, params = gymnax.make("Catch-bsuite")
-    vstep = jax.vmap(env.step, in_axes=(0, 0, 0, None))
-    key = jax.random.key(0)
-    _, state = jax.vmap(env.reset, in_axes=(0, None))(jax.random.split(key, N), params)
-
-    def one(state, key, actions):
-        key, sub = jax.random.split(key)
-        out = vstep(jax.random.split(sub, N), state, actions, params)
-        # gymnax 1.x returns (obs, state, reward, terminated, truncated, info); 0.0.x returned
-        # (obs, state, reward, done, info).
-        obs, state, reward, terminated = out[:4]
-        return state, key, obs, reward, terminated
-
-    if impl == "gymnax-step":
-        step = jax.jit(one)
-        actions = [jax.device_put(a.astype(np.int32)) for a in rows]
-        carry = [state, key]
-
-        def round_fn():
-            state, key = carry
-            for a in actions:
-                state, key, obs, reward, _ = step(state, key, a)
-                np.asarray(obs)
-                np.asarray(reward)
-            carry[:] = state, key
-
-        round_fn()  # compile
-        return round_fn, len(actions)
-
-    keep_obs = impl == "gymnax-scan"
-
-    def body(carry, actions):
-        state, key, obs, reward, terminated = one(*carry, actions)
-        return (state, key), ((obs, reward, terminated) if keep_obs else (reward, terminated))
-
-    @jax.jit
-    def rollout(state, key, actions):
-        return jax.lax.scan(body, (state, key), actions)
-
-    actions = jax.device_put(np.stack(rows).astype(np.int32))  # (T, N)
-    carry = [state, key]
-
-    def round_fn():
-        (state, key), out = rollout(*carry, actions)
-        jax.block_until_ready(out)
-        carry[:] = state, key
-
-    round_fn()  # compile
-    return round_fn, T
-
-
 @pytest.mark.parametrize("impl", ("vecenv",) + GYMNAX_IMPLS)
 def test_catch_vs_gymnax(benchmark, impl):
     benchmark.group = f"Catch N={N} vs gymnax"
@@ -293,6 +216,6 @@ def test_catch_vs_gymnax(benchmark, impl):
     else:
         count = 4 if impl == "gymnax-step" else T
         rows = list(rng.integers(0, 3, size=(count, N)))
-        round_fn, calls = _gymnax_round(impl, rows)
+        round_fn, calls = gymnax_round("Catch-bsuite", impl, rows, T)
         run_rounds(benchmark, round_fn)
     report.record(benchmark, ("Catch-bsuite", N, impl), calls, N, impl=impl)
