@@ -1,0 +1,1 @@
+"""2048 on a 4x4 board, as OpenSpiel's ``2048``."""
