@@ -5,6 +5,8 @@ of actions made before timing starts. A round lasts a few milliseconds (``calls_
 number of rounds is chosen from one calibration round so each benchmark takes about ``BUDGET_S``.
 """
 
+import contextlib
+import importlib.util
 import math
 import os
 import tempfile
@@ -147,7 +149,6 @@ def envpool_module():
 # -- gymnax, the jax peer of several games ---------------------------------------------------
 
 GYMNAX_IMPLS = ("gymnax-scan", "gymnax-scan-noobs", "gymnax-step")
-JAX_CACHE = os.path.join(tempfile.gettempdir(), "vecenv-bench-jax-cache")
 
 
 def gymnax_modules():
@@ -227,3 +228,125 @@ def gymnax_round(env_id, impl, rows, steps):
 
     round_fn()  # compile
     return round_fn, steps
+
+
+# -- rounds timed for a while, Pgx, and holding a process to one CPU ------------------------------
+
+JAX_CACHE = os.path.join(tempfile.gettempdir(), "vecenv-bench-jax-cache")
+RANDOM_SECONDS = 1.5  # of timed rounds for each side of the self-play benchmarks against Pgx
+MIN_ROUNDS = 20
+MAX_ROUNDS = 400
+
+
+def timed(benchmark, round_fn, rounds, warmup_rounds=1):
+    """``rounds`` timed calls of ``round_fn`` after ``warmup_rounds`` untimed ones; once when
+    disabled."""
+    if benchmark.disabled:
+        benchmark(round_fn)
+        return
+    benchmark.pedantic(round_fn, rounds=rounds, warmup_rounds=warmup_rounds, iterations=1)
+
+
+def timed_for(benchmark, round_fn, seconds=RANDOM_SECONDS):
+    """Timed calls of ``round_fn`` for about ``seconds`` (MIN_ROUNDS to MAX_ROUNDS of them, as
+    many as one untimed call says fit); once when disabled. Rounds spread over the same time on
+    every side: the best round of each then comes from as long a look at the machine, where
+    other work (on a shared machine, on the other CPUs) comes and goes in spells."""
+    if benchmark.disabled:
+        benchmark(round_fn)
+        return
+    start = time.perf_counter()
+    round_fn()
+    elapsed = max(time.perf_counter() - start, 1e-6)
+    rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS, math.ceil(seconds / elapsed))))
+    timed(benchmark, round_fn, rounds, warmup_rounds=0)
+
+
+def pgx_modules():
+    """(jax, pgx), or a skip with the reason they cannot be used here.
+
+    Unless jax is told otherwise (``JAX_COMPILATION_CACHE_DIR``), its compiled functions are kept
+    in a folder of the temporary directory: a later run loads them instead of compiling.
+    """
+    if importlib.util.find_spec("pgx") is None:  # skip before importing jax (a second)
+        pytest.skip("pgx is not installed here (pip install pgx)")
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
+    try:
+        import jax
+        import pgx
+        import pgx.experimental
+    except Exception as e:  # ImportError, or a broken install failing at import
+        pytest.skip(f"pgx (with jax) is not installed or does not import here: {e!r:.300}")
+    if not jax.config.jax_compilation_cache_dir:
+        jax.config.update("jax_compilation_cache_dir", JAX_CACHE)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    return jax, pgx
+
+
+def pgx_round(n, steps, game="connect_four"):
+    """A compiled round of Pgx's ``game``: ``steps`` random legal moves in each of ``n`` games,
+    finished games replaced in the same step. Returns (round function, list of the games finished
+    in each call)."""
+    jax, pgx = pgx_modules()
+    try:
+        env = pgx.make(game)
+        step = jax.vmap(pgx.experimental.auto_reset(env.step, env.init))
+        act_randomly = pgx.experimental.act_randomly
+        state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.key(0), n))
+    except Exception as e:  # an API that moved (pgx < 2 took no key in step)
+        pytest.skip(f"pgx {getattr(pgx, '__version__', '?')} {game}: {e!r:.300}")
+
+    def body(carry, _):
+        state, key = carry
+        key, move_key, step_key = jax.random.split(key, 3)
+        action = act_randomly(move_key, state.legal_action_mask)
+        state = step(state, action, jax.random.split(step_key, n))
+        return (state, key), state.terminated
+
+    @jax.jit
+    def rollout(state, key):
+        (state, key), terminated = jax.lax.scan(body, (state, key), None, length=steps)
+        return state, key, terminated.sum()
+
+    carry = [state, jax.random.key(1)]
+    finished = []
+
+    def round_fn():
+        state, key, ended = rollout(*carry)
+        jax.block_until_ready(ended)
+        carry[:] = state, key
+        finished.append(int(ended))
+
+    round_fn()  # compile
+    return round_fn, finished
+
+
+@contextlib.contextmanager
+def one_cpu():
+    """Every thread of the process held to one CPU (the lowest it may use), as ``taskset`` holds
+    a process; as they were afterwards. Skips where the operating system cannot do it."""
+    tasks = "/proc/self/task"
+    if not hasattr(os, "sched_setaffinity") or not os.path.isdir(tasks):
+        pytest.skip("holding threads to one CPU needs Linux's sched_setaffinity")
+    allowed = os.sched_getaffinity(0)
+    cpu = {min(allowed)}
+
+    def each_thread(action):
+        for tid in os.listdir(tasks):
+            with contextlib.suppress(ProcessLookupError):  # a thread that ended meanwhile
+                action(int(tid))
+
+    saved = {}
+    each_thread(lambda tid: saved.setdefault(tid, os.sched_getaffinity(tid)))
+    each_thread(lambda tid: os.sched_setaffinity(tid, cpu))
+    try:
+        yield
+    finally:
+        each_thread(lambda tid: os.sched_setaffinity(tid, saved.get(tid, allowed)))
+
+
+def cpu_threads(impl):
+    """The threads a stream runs on, or the CPUs jax may use."""
+    if impl.startswith("vecenv"):
+        return int(impl[-1])
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
