@@ -342,3 +342,102 @@ print("walk" in vecenv.list_envs(), "broken_walk" in vecenv.list_envs())
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "False"]
     assert "left out" in done.stderr and "holds rules.py" in done.stderr
+
+
+# ---- vecenv new, edited, registered each of the three ways, through every face ----------------
+
+EVERY_FACE = """
+import contextlib, io, json, sys
+import numpy as np, gymnasium, vecenv
+from vecenv import aisys, kaggle, registry, selfplay
+from vecenv.cli import main
+
+if len(sys.argv) > 2:  # a folder to register, then the arena database
+    vecenv.register(sys.argv[1])
+out = {"origin": registry.get_game("coins").origin}
+engine = vecenv.make("coins", num_envs=4, seed=0)
+out["pile"] = int(engine.obs["stones"][0])
+engine.reset(position={"observation": {"stones": 3}})
+engine.step(np.array([[2, 0]] * 4))
+out["engine"] = engine.rewards[0].tolist()
+env = kaggle.make("coins")
+out["kaggle"] = sorted(s.reward for s in env.run(["random", "random"])[-1])
+out["selfplay"] = int(selfplay.play("coins", ("random", "random"), 50, seed=0).summary.matches)
+envs = gymnasium.make_vec("vecenv/Coins-v0", num_envs=3, opponent="random")
+out["gym"] = list(envs.reset(seed=0)[0]["stones"].shape)
+out["aisys"] = aisys.environment_class("coins").__name__
+codes = {}
+for name, argv in {
+    "list": ["list"],
+    "play": ["play", "coins", "--agents", "random", "random", "--matches", "20"],
+    "train": ["train", "random", "--env", "Coins-v0", "--episodes", "2", "--seed", "1"],
+    "bench": ["bench", "--env", "coins", "--num-envs", "8", "--steps", "3", "--no-gym"],
+    "check": ["check", "coins", "--only", "spec", "batch", "kaggle"],
+    "arena": ["arena", "env", "add", "coins", "--opponent", "random", "--db", sys.argv[-1] + ".db"],
+}.items():
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        codes[name] = main(argv)
+    if name == "list":
+        codes["listed"] = "coins" in text.getvalue()
+out["cli"] = codes
+print(json.dumps(out))
+"""
+
+
+def _coins(where):
+    """``vecenv new coins --agents 2``, then edited: a pile of 13 by default."""
+    from vecenv import scaffold
+
+    folder = scaffold.write_game("coins", where, agents=2)
+    spec = json.loads((folder / "coins.json").read_text())
+    spec["configuration"]["pile"]["default"] = 13
+    (folder / "coins.json").write_text(json.dumps(spec))
+    return folder
+
+
+@pytest.mark.parametrize("way", ["register", "VECENV_GAMES_PATH", "entry point"])
+def test_a_new_game_is_a_full_citizen_each_way_it_comes(tmp_path, way):
+    env = {"VECENV_CACHE_DIR": str(tmp_path / "cache")}
+    args = []
+    if way == "register":
+        args = [str(_coins(tmp_path / "mine"))]
+    elif way == "VECENV_GAMES_PATH":
+        _coins(tmp_path / "games")
+        env["VECENV_GAMES_PATH"] = str(tmp_path / "games")
+    else:
+        package = tmp_path / "site" / "mygames"
+        package.mkdir(parents=True)
+        (package / "__init__.py").write_text("")
+        (_coins(package) / "__init__.py").write_text("")
+        info = tmp_path / "site" / "mygames-0.1.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mygames\nVersion: 0.1\n")
+        (info / "entry_points.txt").write_text("[vecenv.games]\ncoins = mygames.coins\n")
+        env["PYTHONPATH"] = str(tmp_path / "site")
+    db = str(tmp_path / "arena")
+    done = subprocess.run(
+        [sys.executable, "-c", EVERY_FACE, *args, db],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=600,
+        env=dict(
+            os.environ,
+            **env
+            | {"PYTHONPATH": os.pathsep.join(filter(None, [env.get("PYTHONPATH"), str(ROOT)]))},
+        ),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.splitlines()[-1])
+    origin = {"register": "registered", "VECENV_GAMES_PATH": "VECENV_GAMES_PATH"}
+    assert out["origin"].startswith(origin.get(way, "entry point"))
+    assert out["pile"] == 13  # the edit took
+    assert out["engine"] == [1.0, -1.0]  # agent 0 takes the last 3 from a pile of 3
+    assert out["kaggle"] == [-1, 1]
+    assert out["selfplay"] == 50
+    assert out["gym"] == [3]
+    assert out["aisys"] == "Coins"
+    assert out["cli"] == dict.fromkeys(["list", "play", "train", "bench", "check", "arena"], 0) | {
+        "listed": True
+    }

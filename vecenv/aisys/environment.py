@@ -326,7 +326,9 @@ def game_environment(game, class_name):
         {
             "game": game,
             "settings": game_settings(game),
-            "__module__": __name__,
+            # Found there by name for any game (``vecenv.aisys.__getattr__``), as plugin
+            # references ("vecenv.aisys:ConnectX") name it.
+            "__module__": "vecenv.aisys",
             "__qualname__": class_name,
             "__doc__": f"{game} against a built-in opponent, as an AISysProj environment.",
         },
