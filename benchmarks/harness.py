@@ -15,6 +15,7 @@ import time
 import numba
 import numpy as np
 import pytest
+import report
 
 BUDGET_S = 0.4  # seconds of timed rounds per benchmark, about
 MIN_ROUNDS = 7
@@ -151,23 +152,50 @@ def envpool_module():
 GYMNAX_IMPLS = ("gymnax-scan", "gymnax-scan-noobs", "gymnax-step")
 
 
-def gymnax_modules():
-    """(jax, gymnax), or a skip with the reason they cannot be used here.
+def _jax_with(peer, *modules):
+    """jax and the peer's modules, or a skip with the reason they cannot be used here.
 
     Unless jax is told otherwise (``JAX_COMPILATION_CACHE_DIR``), its compiled functions are kept
-    in a folder of the temporary directory: a later run loads them instead of compiling (about a
-    second each; compile time is never timed, this only shortens the run).
+    in a folder of the temporary directory: a later run loads them instead of compiling (compile
+    time is never timed; this only shortens the run).
     """
+    if importlib.util.find_spec(peer) is None:  # skip before importing jax (a second)
+        pytest.skip(f"{peer} is not installed here (pip install {peer})")
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     try:
-        import gymnax
         import jax
+
+        loaded = [importlib.import_module(m) for m in modules]
     except Exception as e:  # ImportError, or a broken install failing at import
-        pytest.skip(f"gymnax (with jax) is not installed or does not import here: {e!r:.300}")
+        pytest.skip(f"{peer} (with jax) is not installed or does not import here: {e!r:.300}")
     if not jax.config.jax_compilation_cache_dir:
         jax.config.update("jax_compilation_cache_dir", JAX_CACHE)
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
-    return jax, gymnax
+    return (jax, *loaded)
+
+
+def gymnax_modules():
+    """(jax, gymnax), or a skip with the reason."""
+    return _jax_with("gymnax", "gymnax")
+
+
+def declare_gymnax(section, title, key, label, steps, target):
+    """The report's rows of vecenv (``key + ("vecenv",)``) against each gymnax figure, the
+    target on the scan."""
+    report.label(key + ("vecenv",), label)
+    report.label(key + ("gymnax-scan",), f"gymnax scan T={steps}")
+    report.label(key + ("gymnax-scan-noobs",), f"gymnax scan T={steps}, obs dropped")
+    report.label(key + ("gymnax-step",), "gymnax per call")
+    for impl in GYMNAX_IMPLS:
+        aimed = target if impl == "gymnax-scan" else None
+        report.compare(
+            section,
+            title,
+            key + ("vecenv",),
+            key + (impl,),
+            target=aimed,
+            target_text=f"target >= {target:g}x" if aimed else "",
+        )
 
 
 def gymnax_round(env_id, impl, rows, steps):
@@ -263,24 +291,26 @@ def timed_for(benchmark, round_fn, seconds=RANDOM_SECONDS):
 
 
 def pgx_modules():
-    """(jax, pgx), or a skip with the reason they cannot be used here.
+    """(jax, pgx), or a skip with the reason."""
+    return _jax_with("pgx", "pgx", "pgx.experimental")[:2]
 
-    Unless jax is told otherwise (``JAX_COMPILATION_CACHE_DIR``), its compiled functions are kept
-    in a folder of the temporary directory: a later run loads them instead of compiling.
-    """
-    if importlib.util.find_spec("pgx") is None:  # skip before importing jax (a second)
-        pytest.skip("pgx is not installed here (pip install pgx)")
-    os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    try:
-        import jax
-        import pgx
-        import pgx.experimental
-    except Exception as e:  # ImportError, or a broken install failing at import
-        pytest.skip(f"pgx (with jax) is not installed or does not import here: {e!r:.300}")
-    if not jax.config.jax_compilation_cache_dir:
-        jax.config.update("jax_compilation_cache_dir", JAX_CACHE)
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
-    return jax, pgx
+
+def declare_pgx(section, title, key, impls, steps, target):
+    """The report's rows of vecenv's ``impls`` (one thread, two threads) against Pgx's scan on
+    one CPU and on jax's default threads, with the target."""
+    for threads, impl in enumerate(impls, start=1):
+        report.label(key + (impl,), f"vecenv T={threads}")
+    report.label(key + ("pgx-scan",), "pgx scan, jax's default threads")
+    report.label(key + ("pgx-scan-1cpu",), "pgx scan on 1 CPU")
+    for threads, pgx in ((1, "pgx-scan-1cpu"), (2, "pgx-scan")):
+        report.compare(
+            section,
+            f"{title}, {threads} thread(s), {steps} steps a round",
+            key + (impls[threads - 1],),
+            key + (pgx,),
+            target=target,
+            target_text=f"target >= {target:g}x",
+        )
 
 
 def pgx_round(n, steps, game="connect_four"):

@@ -20,7 +20,7 @@ import contextlib
 import numpy as np
 import pytest
 import report
-from harness import cpu_threads, one_cpu, pgx_round, timed_for
+from harness import cpu_threads, declare_pgx, one_cpu, pgx_round, timed_for
 
 import vecenv
 
@@ -35,23 +35,7 @@ SECTION = f"2048, N={N}: vecenv engine + numpy legal random moves vs Pgx 2048 (j
 IMPLS = ("vecenv-T1", "vecenv-T2", "pgx-scan-1cpu", "pgx-scan")
 
 
-def _declare():
-    for threads in (1, 2):
-        report.label(KEY + (f"vecenv-T{threads}",), f"vecenv T={threads}")
-    report.label(KEY + ("pgx-scan",), "pgx scan, jax's default threads")
-    report.label(KEY + ("pgx-scan-1cpu",), "pgx scan on 1 CPU")
-    for threads, pgx in ((1, "pgx-scan-1cpu"), (2, "pgx-scan")):
-        report.compare(
-            SECTION,
-            f"random legal moves N={N}, {threads} thread(s), {T} steps a round",
-            KEY + (f"vecenv-T{threads}",),
-            KEY + (pgx,),
-            target=TARGET,
-            target_text=f"target >= {TARGET:g}x",
-        )
-
-
-_declare()
+declare_pgx(SECTION, f"random legal moves N={N}", KEY, ("vecenv-T1", "vecenv-T2"), T, TARGET)
 
 
 def _vecenv_round(n, steps, threads):

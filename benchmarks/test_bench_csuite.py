@@ -44,6 +44,7 @@ import report
 from harness import (
     GYMNAX_IMPLS,
     calls_per_round,
+    declare_gymnax,
     engine_action_rows,
     gymnax_round,
     make_engine,
@@ -75,21 +76,9 @@ CSUITE_SECTION = "csuite games: csuite face and engine vs plain Python (per env-
 
 
 def _declare():
-    key = ("Catch-bsuite", N)
-    report.label(key + ("vecenv",), "vecenv catch")
-    report.label(key + ("gymnax-scan",), f"gymnax scan T={T}")
-    report.label(key + ("gymnax-scan-noobs",), f"gymnax scan T={T}, obs dropped")
-    report.label(key + ("gymnax-step",), "gymnax per call")
-    for impl in GYMNAX_IMPLS:
-        target = GYMNAX_TARGET if impl == "gymnax-scan" else None
-        report.compare(
-            CATCH_SECTION,
-            f"Catch N={N}",
-            key + ("vecenv",),
-            key + (impl,),
-            target=target,
-            target_text=f"target >= {GYMNAX_TARGET:g}x" if target else "",
-        )
+    declare_gymnax(
+        CATCH_SECTION, f"Catch N={N}", ("Catch-bsuite", N), "vecenv catch", T, GYMNAX_TARGET
+    )
     for name in GAMES:
         k = ("csuite", name)
         report.label(k + ("single",), "csuite face")

@@ -22,6 +22,7 @@ import report
 from harness import (
     GYMNAX_IMPLS,
     calls_per_round,
+    declare_gymnax,
     engine_action_rows,
     gymnax_round,
     make_engine,
@@ -36,24 +37,7 @@ KEY = ("Breakout-MinAtar", N)
 SECTION = f"MinAtar Breakout, N={N}: vecenv engine (1 thread) vs gymnax Breakout-MinAtar (jax CPU)"
 
 
-def _declare():
-    report.label(KEY + ("vecenv",), "vecenv minatar_breakout")
-    report.label(KEY + ("gymnax-scan",), f"gymnax scan T={T}")
-    report.label(KEY + ("gymnax-scan-noobs",), f"gymnax scan T={T}, obs dropped")
-    report.label(KEY + ("gymnax-step",), "gymnax per call")
-    for impl in GYMNAX_IMPLS:
-        target = TARGET if impl == "gymnax-scan" else None
-        report.compare(
-            SECTION,
-            f"Breakout N={N}",
-            KEY + ("vecenv",),
-            KEY + (impl,),
-            target=target,
-            target_text=f"target >= {TARGET:g}x" if target else "",
-        )
-
-
-_declare()
+declare_gymnax(SECTION, f"Breakout N={N}", KEY, "vecenv minatar_breakout", T, TARGET)
 
 
 @pytest.mark.parametrize("impl", ("vecenv",) + GYMNAX_IMPLS)

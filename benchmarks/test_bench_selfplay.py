@@ -61,7 +61,7 @@ import random
 import numpy as np
 import pytest
 import report
-from harness import cpu_threads, one_cpu, pgx_round, timed, timed_for
+from harness import cpu_threads, declare_pgx, one_cpu, pgx_round, timed, timed_for
 
 import vecenv.selfplay
 
@@ -293,24 +293,14 @@ OTHELLO_SECTION = (
 OTHELLO_IMPLS = ("vecenv-stream-T1", "vecenv-stream-T2", "pgx-scan-1cpu", "pgx-scan")
 
 
-def _declare_othello():
-    key = ("selfplay", "othello", N)
-    for threads in (1, 2):
-        report.label(key + (f"vecenv-stream-T{threads}",), f"vecenv stream T={threads}")
-    report.label(key + ("pgx-scan",), "pgx scan, jax's default threads")
-    report.label(key + ("pgx-scan-1cpu",), "pgx scan on 1 CPU")
-    for threads, pgx in ((1, "pgx-scan-1cpu"), (2, "pgx-scan")):
-        report.compare(
-            OTHELLO_SECTION,
-            f"random vs random N={N}, {threads} thread(s), {T} plies a round",
-            key + (f"vecenv-stream-T{threads}",),
-            key + (pgx,),
-            target=PGX_TARGET,
-            target_text=f"target >= {PGX_TARGET:g}x",
-        )
-
-
-_declare_othello()
+declare_pgx(
+    OTHELLO_SECTION,
+    f"random vs random N={N}",
+    ("selfplay", "othello", N),
+    ("vecenv-stream-T1", "vecenv-stream-T2"),
+    T,
+    PGX_TARGET,
+)
 
 
 @pytest.mark.parametrize("impl", OTHELLO_IMPLS)

@@ -171,7 +171,9 @@ def test_seats_step_plays_as_moves_then_step(game, autoreset):
             np.testing.assert_array_equal(table.returns, returns)
             np.testing.assert_array_equal(table.ends, ends)
     assert threaded.engine.uses_threads and not fused.engine.uses_threads
-    assert agent_moves > n, agent_moves  # the built-in agents did move
+    # The built-in agents did move (othello's games end at the first illegal move of an empty or
+    # Python seat, so with disabled autoreset fewer moves are played there).
+    assert agent_moves > n // 4, agent_moves
     assert ends.sum() > 0
 
 

@@ -5,7 +5,6 @@ there too: both then hold the same board after every move, with the same legal m
 and end. OpenSpiel comes with the test extra; outside CI the tests skip without it.
 """
 
-import os
 import random
 
 import numpy as np
@@ -14,17 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import vecenv
+from tests.envs.reference import need
 from vecenv.kernels.position import PositionError
 
 
 def _pyspiel():
-    try:
-        import pyspiel
-    except ImportError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"OpenSpiel is required in CI: {exc}")
-        pytest.skip(f"OpenSpiel is not installed here: {exc}")
-    return pyspiel
+    return need("pyspiel", "OpenSpiel")
 
 
 def their_board(state):

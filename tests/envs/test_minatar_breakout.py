@@ -8,26 +8,19 @@ reward and termination must agree. Sticky actions are checked on their own again
 ``Environment`` semantics. The reference is a test extra; outside CI the tests skip without it.
 """
 
-import os
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import vecenv
+from tests.envs.reference import need
 
 FIELDS = ("ball_x", "ball_y", "ball_dir", "pos", "last_x", "last_y")
 
 
 def _breakout():
-    try:
-        from minatar.environments import breakout
-    except ImportError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"MinAtar is required in CI: {exc}")
-        pytest.skip(f"MinAtar is not installed here: {exc}")
-    return breakout
+    return need("minatar.environments.breakout", "MinAtar")
 
 
 def inject(engine, theirs):

@@ -7,7 +7,6 @@ outcome. OpenSpiel comes with the test extra (kaggle-environments needs it too);
 tests skip without it.
 """
 
-import os
 import random
 
 import numpy as np
@@ -16,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import vecenv
+from tests.envs.reference import need
 from vecenv import selfplay
 from vecenv.kernels.turns import ACTIVE, DONE, INVALID
 
@@ -23,13 +23,7 @@ PASS = 64
 
 
 def _pyspiel():
-    try:
-        import pyspiel
-    except ImportError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"OpenSpiel is required in CI: {exc}")
-        pytest.skip(f"OpenSpiel is not installed here: {exc}")
-    return pyspiel
+    return need("pyspiel", "OpenSpiel")
 
 
 def their_board(state):
