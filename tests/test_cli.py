@@ -193,7 +193,6 @@ def test_ansi_uses_half_blocks_with_foreground_top_and_background_bottom():
     [
         (["train", "random", "--env", "NoSuchGame-v9"], "unknown game"),
         (["train", "random", "--env", "gym.NoSuchGame-v9"], "cannot make"),
-        (["train", "clever", "--env", "CartPole-v1"], "unknown agent"),
         (["train", "random", "--env", "CartPole-v1", "--render-to", "x.bmp"], ".gif or .png"),
         (["bench", "--env", "NoSuchGame-v9"], "unknown game"),
         (["bench", "--num-envs", "0,8"], "positive"),
@@ -212,6 +211,8 @@ def test_bad_requests_exit_2_with_one_line(capsys, argv, message, tmp_path, monk
 def test_usage_errors_exit_2(capsys):
     code, _, err = run(capsys, "train")
     assert code == 2 and "usage" in err
+    code, _, err = run(capsys, "train", "clever", "--env", "CartPole-v1")
+    assert code == 2 and "invalid choice: 'clever'" in err
 
 
 # -- progress --------------------------------------------------------------------------------------

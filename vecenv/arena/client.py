@@ -4,7 +4,8 @@
 gets the next requests, on one kept-alive connection, until ``runs`` runs have finished. A
 ``policy`` maps a percept to an action. ``make_policy(name, game)`` makes one: "random" (a uniform
 legal move, or a uniform action of the percept's action space), a built-in Kaggle agent of the
-game (e.g. "negamax"), or "path/to/file.py" / "package.module:function" naming a function.
+game (e.g. "negamax"), "path/to/file.py" / "package.module:function" naming a function, or
+"path/to/policy.pt", a policy saved by ``vecenv train ppo``.
 """
 
 import http.client
@@ -187,12 +188,21 @@ def function_policy(reference):
     return function
 
 
+def trained_policy(path):
+    """A policy saved by ``vecenv train ppo`` (needs PyTorch), playing greedily."""
+    from vecenv import ppo
+
+    return ppo.load(path).percept
+
+
 def make_policy(name, game=None, seed=None):
     """The policy ``name`` stands for (see the module)."""
     if name == "random":
         return random_policy(seed)
     if name.endswith(".py") or ":" in name:
         return function_policy(name)
+    if name.endswith(".pt"):
+        return trained_policy(name)
     if game is None:
         raise ValueError(
             f"agent {name!r}: a built-in agent needs the game (--game), or use 'random', "

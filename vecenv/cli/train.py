@@ -1,4 +1,5 @@
-"""``vecenv train``: play episodes with an agent through a gymnasium.Env and report them.
+"""``vecenv train``: play episodes with an agent through a gymnasium.Env and report them
+(``vecenv train random``); ``vecenv train ppo`` and ``vecenv train eval`` live in ``cli.ppo``.
 
 An agent is a callable ``agent(observation, action_space, np_random) -> action``; ``AGENTS`` maps
 names to agents, so a new one is one function and one entry.
@@ -124,9 +125,15 @@ def cmd_train(args, out):
     agent = AGENTS.get(args.agent)
     if agent is None:
         raise CliError(f"unknown agent {args.agent!r}; available: {', '.join(sorted(AGENTS))}")
+    env_id, whose = resolve_env(args.env)
+    return play_episodes(args, out, agent, args.agent, env_id, whose)
+
+
+def play_episodes(args, out, agent, agent_name, env_id, whose):
+    """Play ``args.episodes`` episodes of ``env_id`` with ``agent`` (rendering them as asked)
+    and print each episode's return and length, then their mean."""
     if args.episodes < 1:
         raise CliError(f"--episodes must be at least 1, got {args.episodes}")
-    env_id, whose = resolve_env(args.env)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
     if seed < 0:
         raise CliError(f"--seed must be non-negative, got {seed}")
@@ -140,7 +147,7 @@ def cmd_train(args, out):
         fps = env.metadata.get("render_fps") or DEFAULT_FPS
         view = TerminalView(out, fps) if args.render else None
         rng = np.random.default_rng(seed)
-        print(f"{env_id} ({whose}), agent {args.agent}, seed {seed}", file=out)
+        print(f"{env_id} ({whose}), agent {agent_name}, seed {seed}", file=out)
         progress = Progress(args.episodes, "episodes", enabled=None if view is None else False)
         returns, lengths = [], []
         busy, timed = 0.0, -1  # the first step is warm-up (it may compile), not timed
@@ -196,20 +203,34 @@ def cmd_train(args, out):
     return 0
 
 
-def add_parser(sub):
-    train = sub.add_parser(
-        "train",
-        help="play episodes with an agent through a gymnasium.Env",
-        description="Play episodes with an agent; prints each episode's return and length.",
+def episode_options(parser, env_help=None):
+    """The options of commands that play episodes through a gymnasium.Env; ``--env`` is
+    required unless ``env_help`` says what it defaults to."""
+    parser.add_argument(
+        "--env",
+        required=env_help is None,
+        help=env_help or "CartPole-v1, cartpole, or gym.<Id> for Gymnasium's own",
     )
-    train.add_argument("agent", help=f"the agent: {', '.join(sorted(AGENTS))}")
-    train.add_argument(
-        "--env", required=True, help="CartPole-v1, cartpole, or gym.<Id> for Gymnasium's own"
-    )
-    train.add_argument("--episodes", type=int, default=10, help="episodes to play (default 10)")
-    train.add_argument("--seed", type=int, default=None, help="seed of the env and the agent")
-    train.add_argument("--render", action="store_true", help="show frames in the terminal")
-    train.add_argument(
+    parser.add_argument("--episodes", type=int, default=10, help="episodes to play (default 10)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the env and the agent")
+    parser.add_argument("--render", action="store_true", help="show frames in the terminal")
+    parser.add_argument(
         "--render-to", metavar="FILE", help="FILE.gif (animation) or FILE.png (contact sheet)"
     )
-    train.set_defaults(func=cmd_train)
+
+
+def add_parser(sub):
+    from . import ppo
+
+    train = sub.add_parser(
+        "train",
+        help="train agents with PPO, play episodes with an agent or a saved policy",
+        description="Train a policy (ppo), play episodes with a built-in agent (random) or a "
+        "saved policy (eval); episodes print their return and length.",
+    )
+    kinds = train.add_subparsers(dest="train_command", metavar="AGENT", required=True)
+    for name in sorted(AGENTS):
+        agent = kinds.add_parser(name, help=f"play episodes with the {name} agent")
+        episode_options(agent)
+        agent.set_defaults(func=cmd_train, agent=name)
+    ppo.add_parsers(kinds)

@@ -1,0 +1,112 @@
+"""``vecenv train ppo`` and ``vecenv train eval`` through the command line."""
+
+import csv
+import importlib.util
+
+import pytest
+
+from tests.test_cli import episodes, run
+
+SMALL = ["--num-envs", "8", "--num-steps", "16", "--total-steps", "512"]
+
+
+def curve(path):
+    with open(path) as f:
+        return [(row["steps"], row["mean_return"]) for row in csv.DictReader(f)]
+
+
+def test_ppo_writes_its_run_and_the_same_seed_repeats_it(capsys, tmp_path):
+    first, second = tmp_path / "a", tmp_path / "b"
+    for where in (first, second):
+        code, out, err = run(
+            capsys,
+            "train",
+            "ppo",
+            "--env",
+            "CartPole-v1",
+            *SMALL,
+            "--seed",
+            "5",
+            "--run-dir",
+            str(where),
+            "--checkpoint-every",
+            "2",
+        )
+        assert code == 0, err
+        assert "PPO on CartPole-v1 (vecenv), 8 envs, seed 5" in out
+        assert f"wrote {where}: policy.pt" in out
+    assert sorted(p.name for p in first.iterdir()) == [
+        "checkpoint_256.pt",
+        "checkpoint_512.pt",
+        "curve.csv",
+        "curve.png",
+        "policy.pt",
+        "run.json",
+    ]
+    assert curve(first / "curve.csv") == curve(second / "curve.csv")
+    assert (first / "policy.pt").read_bytes() != b""
+
+
+def test_ppo_runs_on_gymnasiums_own_env_too(capsys, tmp_path):
+    code, out, err = run(
+        capsys, "train", "ppo", "--env", "gym.CartPole-v1", *SMALL, "--run-dir", str(tmp_path)
+    )
+    assert code == 0, err
+    assert "(gymnasium)" in out and (tmp_path / "policy.pt").exists()
+
+
+def test_eval_plays_a_saved_policy_and_renders_it(capsys, tmp_path):
+    code, _, err = run(
+        capsys, "train", "ppo", "--env", "CartPole-v1", *SMALL, "--run-dir", str(tmp_path)
+    )
+    assert code == 0, err
+    policy = str(tmp_path / "policy.pt")
+    code, out, err = run(
+        capsys,
+        "train",
+        "eval",
+        "--policy",
+        policy,
+        "--episodes",
+        "2",
+        "--seed",
+        "3",
+        "--render-to",
+        str(tmp_path / "sheet.png"),
+    )
+    assert code == 0, err
+    assert out.startswith("vecenv/CartPole-v1 (vecenv), agent policy.pt, seed 3")
+    assert len(episodes(out)) == 2
+    assert (tmp_path / "sheet.png").read_bytes()[:4] == b"\x89PNG"
+    # the same policy and seed play the same episodes
+    code, again, _ = run(
+        capsys, "train", "eval", "--policy", policy, "--episodes", "2", "--seed", "3"
+    )
+    assert episodes(again) == episodes(out)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["ppo", "--env", "CartPole-v1", "--hidden", "64,x"], "--hidden"),
+        (["ppo", "--env", "CartPole-v1", "--num-envs", "0"], "num_envs"),
+        (["ppo", "--env", "NoSuchGame-v9"], "unknown game"),
+        (["ppo", "--env", "CartPole-v1", "--selfplay"], "two-agent"),
+        (["eval", "--policy", "missing.pt"], "not a vecenv PPO checkpoint"),
+    ],
+)
+def test_bad_requests_exit_2_with_one_line(capsys, tmp_path, monkeypatch, argv, message):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "train", *argv)
+    assert code == 2
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_without_torch_the_error_says_what_to_install(capsys, monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a)
+    )
+    code, _, err = run(capsys, "train", "ppo", "--env", "CartPole-v1")
+    assert code == 2 and 'pip install "vecenv[train]"' in err

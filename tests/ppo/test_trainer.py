@@ -1,0 +1,211 @@
+"""PPO's trainer: its advantages on next-step autoreset, learning, seeding, checkpoints."""
+
+import gymnasium
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from vecenv import ppo  # noqa: E402
+from vecenv.ppo.network import ActorCritic, describe, flatten, space_from  # noqa: E402
+from vecenv.ppo.trainer import advantages  # noqa: E402
+
+
+def naive_gae(rewards, values, next_value, terminated, truncated, valid, gamma, lam):
+    """Per environment, walk the episodes forward: the textbook definition, one env at a time."""
+    steps, n = rewards.shape
+    adv = np.zeros((steps, n))
+    for i in range(n):
+        for t in range(steps):
+            if not valid[t, i]:
+                continue
+            total, discount = 0.0, 1.0
+            for k in range(t, steps):
+                following = next_value[i] if k == steps - 1 else values[k + 1, i]
+                alive = 1.0 - terminated[k, i]
+                delta = rewards[k, i] + gamma * following * alive - values[k, i]
+                total += discount * delta
+                if terminated[k, i] or truncated[k, i] or k == steps - 1 or not valid[k + 1, i]:
+                    break
+                discount *= gamma * lam
+            adv[t, i] = total
+    return adv
+
+
+def test_advantages_match_the_definition_on_next_step_autoreset():
+    rng = np.random.default_rng(0)
+    steps, n = 12, 5
+    rewards = rng.normal(size=(steps, n))
+    values = rng.normal(size=(steps, n))
+    next_value = rng.normal(size=n)
+    ends = rng.random((steps, n)) < 0.25
+    terminated = ends & (rng.random((steps, n)) < 0.5)
+    truncated = ends & ~terminated
+    valid = np.ones((steps, n), dtype=bool)
+    valid[1:] = ~ends[:-1]  # the step after an end only resets
+    t = {
+        k: torch.tensor(v, dtype=torch.float64)
+        for k, v in dict(
+            r=rewards, v=values, nv=next_value, te=terminated, tr=truncated, va=valid
+        ).items()
+    }
+    adv, ret = advantages(t["r"], t["v"], t["nv"], t["te"], t["tr"], t["va"], 0.9, 0.8)
+    expected = naive_gae(rewards, values, next_value, terminated, truncated, valid, 0.9, 0.8)
+    np.testing.assert_allclose(adv.numpy(), expected, atol=1e-12)
+    np.testing.assert_allclose(ret.numpy(), expected + values, atol=1e-12)
+    assert np.all(adv.numpy()[~valid] == 0.0)
+
+
+def test_a_truncated_step_bootstraps_from_its_final_observation():
+    # One env: step 0 truncates (its next observation, valued 10, is the final one), step 1
+    # only resets, step 2 runs on.
+    r = torch.tensor([[1.0], [0.0], [2.0]], dtype=torch.float64)
+    v = torch.tensor([[0.5], [10.0], [3.0]], dtype=torch.float64)
+    te = torch.zeros((3, 1), dtype=torch.float64)
+    tr = torch.tensor([[1.0], [0.0], [0.0]], dtype=torch.float64)
+    va = torch.tensor([[1.0], [0.0], [1.0]], dtype=torch.float64)
+    adv, _ = advantages(r, v, torch.tensor([4.0], dtype=torch.float64), te, tr, va, 0.5, 1.0)
+    assert adv[0, 0].item() == pytest.approx(1.0 + 0.5 * 10.0 - 0.5)
+    assert adv[1, 0].item() == 0.0
+    assert adv[2, 0].item() == pytest.approx(2.0 + 0.5 * 4.0 - 3.0)
+
+
+def small(**kw):
+    return ppo.PPOConfig(**{"num_envs": 8, "num_steps": 16, "total_steps": 8 * 16 * 4, **kw})
+
+
+def test_the_same_seed_trains_the_same_network_and_another_seed_does_not():
+    def weights(seed):
+        run, trainer = ppo.train("CartPole-v1", small(seed=seed))
+        return run, torch.cat([p.detach().flatten() for p in trainer.policy.parameters()])
+
+    run_a, a = weights(3)
+    run_b, b = weights(3)
+    _, c = weights(4)
+    assert torch.equal(a, b)
+    assert [row[0] for row in run_a.curve] == [row[0] for row in run_b.curve]
+    assert run_a.episodes == run_b.episodes
+    assert not torch.equal(a, c)
+
+
+def test_ppo_learns_cartpole_on_vecenv():
+    config = ppo.PPOConfig(num_envs=64, total_steps=150_000, seed=1)
+    run, trainer = ppo.train("CartPole-v1", config, threshold=300)
+    assert run.reached is not None, run.curve[-5:]  # a random policy scores about 22
+    assert run.mean_return >= 300
+    assert 0 < run.env_fraction < 0.5
+    # the greedy policy, on fresh episodes
+    policy = ppo.Policy(trainer.policy, "CartPole-v1")
+    env = gymnasium.make("vecenv/CartPole-v1")
+    obs, _ = env.reset(seed=123)
+    total, done = 0.0, False
+    while not done:
+        obs, reward, terminated, truncated, _ = env.step(policy.agent(obs, env.action_space, None))
+        total += reward
+        done = terminated or truncated
+    assert total >= 150
+
+
+def test_the_same_trainer_runs_on_gymnasium_vector_envs():
+    # Acrobot has no vector version in gymnasium: SyncVectorEnv
+    run, _ = ppo.train("Acrobot-v1", small(total_steps=8 * 16 * 2), backend="gymnasium")
+    assert run.steps > 0 and run.seconds > 0
+    env = ppo.vector_env("Acrobot-v1", 4, backend="gymnasium")
+    assert type(env).__name__ == "SyncVectorEnv"
+    env = ppo.vector_env("CartPole-v1", 4, backend="gymnasium")
+    assert type(env).__name__ == "CartPoleVectorEnv"
+    with pytest.raises(ValueError, match="backend"):
+        ppo.vector_env("CartPole-v1", 4, backend="jax")
+
+
+def test_box_actions_stay_inside_the_bounds():
+    env = gymnasium.make_vec(
+        "vecenv/Pendulum-v1", num_envs=4, vectorization_mode="vector_entry_point"
+    )
+    net = ActorCritic(env.single_observation_space, env.single_action_space)
+    with torch.no_grad():
+        net.log_std.fill_(3.0)  # wide draws, far outside [-2, 2]
+    x = torch.zeros((256, 3))
+    action, logp, _ = net.sample(x, generator=torch.Generator().manual_seed(0))
+    played = net.to_env(action)
+    assert played.shape == (256, 1) and played.dtype == np.float32
+    assert played.min() >= -2.0 and played.max() <= 2.0 and np.abs(action.numpy()).max() > 2.0
+    assert torch.isfinite(logp).all()
+    run, _ = ppo.train("Pendulum-v1", small())
+    assert run.episodes == [] or all(np.isfinite(e[1]) for e in run.episodes)
+
+
+def test_masked_moves_are_never_sampled():
+    space = gymnasium.spaces.Box(0, 1, (4,), np.float32)
+    net = ActorCritic(space, gymnasium.spaces.Discrete(5))
+    mask = torch.zeros((500, 5), dtype=torch.bool)
+    mask[:, 3] = True
+    mask[::2, 1] = True
+    action, _, _ = net.sample(torch.rand((500, 4)), mask, torch.Generator().manual_seed(1))
+    assert set(action[1::2].tolist()) == {3}
+    assert set(action[::2].tolist()) <= {1, 3}
+    assert set(net.best(torch.rand((500, 4)), mask)[1::2].tolist()) == {3}
+
+
+def test_observations_flatten_dicts_and_one_hot_discretes():
+    space = gymnasium.spaces.Dict(
+        {
+            "b": gymnasium.spaces.Box(0, 2, (2, 3), np.int8),
+            "a": gymnasium.spaces.Discrete(3, start=1),
+        }
+    )
+    obs = {"a": np.array([1, 3]), "b": np.arange(12).reshape(2, 2, 3)}
+    x = flatten(space, obs, 2)
+    assert x.dtype == np.float32 and x.shape == (2, 9)
+    np.testing.assert_array_equal(x[:, :3], [[1, 0, 0], [0, 0, 1]])  # "a" first: Dict sorts
+    np.testing.assert_array_equal(x[1, 3:], np.arange(6, 12))
+    assert space_from(describe(space)) == space
+
+
+def test_a_saved_policy_loads_and_plays_the_same(tmp_path):
+    run, trainer = ppo.train("CartPole-v1", small(), run_dir=tmp_path / "run", checkpoint_every=2)
+    names = sorted(p.name for p in (tmp_path / "run").iterdir())
+    assert names == [
+        "checkpoint_256.pt",
+        "checkpoint_512.pt",
+        "curve.csv",
+        "curve.png",
+        "policy.pt",
+        "run.json",
+    ]
+    assert (tmp_path / "run" / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    rows = (tmp_path / "run" / "curve.csv").read_text().splitlines()
+    assert rows[0] == "steps,seconds,mean_return" and len(rows) == 1 + len(run.curve)
+    policy = ppo.load(tmp_path / "run" / "policy.pt")
+    assert policy.env_id == "CartPole-v1"
+    obs = np.random.default_rng(0).normal(size=(50, 4)).astype(np.float32)
+    x = torch.from_numpy(obs)
+    np.testing.assert_array_equal(
+        policy.act(obs, 50), trainer.policy.to_env(trainer.policy.best(x))
+    )
+    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(ValueError, match="not a vecenv PPO checkpoint"):
+        ppo.load(tmp_path / "junk.pt")
+    torch.save({"format": "other"}, tmp_path / "other.pt")
+    with pytest.raises(ValueError, match="not a vecenv PPO checkpoint"):
+        ppo.load(tmp_path / "other.pt")
+
+
+def test_bad_configurations_are_refused():
+    with pytest.raises(ValueError, match="num_envs"):
+        ppo.PPOConfig(num_envs=0)
+    with pytest.raises(ValueError, match="seed"):
+        ppo.PPOConfig(seed=-1)
+    env = gymnasium.make_vec(
+        "vecenv/CartPole-v1", num_envs=4, vectorization_mode="vector_entry_point"
+    )
+    with pytest.raises(ValueError, match="4 environments"):
+        ppo.Trainer(env, ppo.PPOConfig(num_envs=8))
+    same = gymnasium.make_vec(
+        "vecenv/CartPole-v1",
+        num_envs=4,
+        vectorization_mode="vector_entry_point",
+        autoreset_mode="same_step",
+    )
+    with pytest.raises(ValueError, match="next-step autoreset"):
+        ppo.Trainer(same, ppo.PPOConfig(num_envs=4))

@@ -1,0 +1,126 @@
+"""PPO in the box (``pip install "vecenv[train]"``): train on any vecenv game or Gymnasium env.
+
+``train(env_id, config, run_dir)`` trains a policy with ``Trainer`` on a vector env and writes the
+run beside it: checkpoints, the final policy, the learning curve as CSV and PNG. ``load`` reads a
+saved policy back. The same ``Trainer`` runs on gymnasium's own vector envs (``vector_env(...,
+backend="gymnasium")``), which is how the training benchmarks compare the two.
+``vecenv.ppo.league`` trains a two-agent game by self-play against a league.
+"""
+
+import json
+import os
+
+from .checkpoint import Policy, load, save
+from .curves import plot, write_csv
+from .trainer import PPOConfig, Run, Trainer
+
+
+def vector_env(env_id, num_envs, backend="vecenv", num_threads=1):
+    """``env_id``'s vector env: vecenv's (a game name or vecenv's gym id) or gymnasium's own
+    (its ``vector_entry_point`` where it has one, ``SyncVectorEnv`` otherwise)."""
+    import gymnasium
+
+    if backend == "vecenv":
+        from vecenv import registry
+
+        spec = registry.get_spec(env_id.removeprefix("vecenv/"))
+        gym_id = spec.gym.get("id")
+        if not gym_id:
+            raise ValueError(f"{spec.name} has no Gymnasium id")
+        return gymnasium.make_vec(
+            f"vecenv/{gym_id}",
+            num_envs=num_envs,
+            vectorization_mode="vector_entry_point",
+            num_threads=num_threads,
+        )
+    if backend == "gymnasium":
+        has_vector = gymnasium.spec(env_id).vector_entry_point is not None
+        mode = "vector_entry_point" if has_vector else "sync"
+        return gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode=mode)
+    raise ValueError(f"backend must be 'vecenv' or 'gymnasium', got {backend!r}")
+
+
+def train(
+    env_id,
+    config,
+    run_dir=None,
+    threshold=None,
+    backend="vecenv",
+    on_rollout=None,
+    checkpoint_every=0,
+):
+    """Train on ``env_id``; with ``run_dir``, write ``policy.pt``, ``checkpoint_<steps>.pt``
+    every ``checkpoint_every`` updates, ``curve.csv``, ``curve.png`` and ``run.json`` there.
+    Returns (Run, trainer)."""
+    env = vector_env(env_id, config.num_envs, backend)
+    try:
+        trainer = Trainer(env, config)
+        name = _env_name(env_id, backend)
+
+        def checkpoint(iteration):
+            steps = iteration * config.batch_size
+            save(
+                os.path.join(run_dir, f"checkpoint_{steps}.pt"),
+                trainer.policy,
+                name,
+                config.to_dict(),
+            )
+
+        if run_dir is not None:
+            os.makedirs(run_dir, exist_ok=True)
+        run = trainer.run(
+            threshold=threshold,
+            on_rollout=on_rollout,
+            on_checkpoint=checkpoint if run_dir is not None else None,
+            checkpoint_every=checkpoint_every,
+        )
+    finally:
+        env.close()
+    if run_dir is not None:
+        save(os.path.join(run_dir, "policy.pt"), trainer.policy, name, config.to_dict())
+        write_csv(run, os.path.join(run_dir, "curve.csv"))
+        plot(
+            {name: run},
+            os.path.join(run_dir, "curve.png"),
+            title=f"PPO on {name}",
+            threshold=threshold,
+        )
+        with open(os.path.join(run_dir, "run.json"), "w") as f:
+            json.dump(summary(run, name), f, indent=2)
+    return run, trainer
+
+
+def _env_name(env_id, backend):
+    if backend != "vecenv":
+        return f"gym.{env_id}"
+    from vecenv import registry
+
+    return registry.get_spec(env_id.removeprefix("vecenv/")).gym["id"]
+
+
+def summary(run, env_name):
+    return {
+        "env": env_name,
+        "steps": run.steps,
+        "seconds": round(run.seconds, 3),
+        "steps_per_second": round(run.steps_per_second, 1),
+        "env_fraction": round(run.env_fraction, 4),
+        "mean_return": run.mean_return,
+        "reached": run.reached,
+        "config": run.config.to_dict(),
+    }
+
+
+__all__ = [
+    "PPOConfig",
+    "Policy",
+    "Run",
+    "Trainer",
+    "load",
+    "plot",
+    "save",
+    "summary",
+    "train",
+    "vector_env",
+    "write_csv",
+]

@@ -1,0 +1,106 @@
+"""Saved policies: a network's weights with what rebuilds and plays it, no pickled objects.
+
+A checkpoint is a ``torch.save`` of plain data (``weights_only`` loading works): the format tag,
+the environment it was trained on, both spaces described as dicts, the hidden sizes, the
+hyper-parameters and the weights. ``load`` gives a ``Policy``, which plays greedily by default.
+"""
+
+import pickle
+
+import numpy as np
+import torch
+
+from .network import ActorCritic, describe, flatten, space_from
+
+FORMAT = "vecenv.ppo/1"
+
+
+def save(path, network, env_id, config=None, **extra):
+    torch.save(
+        {
+            "format": FORMAT,
+            "env": env_id,
+            "observation_space": describe(network.observation_space),
+            "action_space": describe(network.action_space),
+            "hidden": list(network.hidden),
+            "config": dict(config or {}),
+            "extra": extra,
+            "weights": network.state_dict(),
+        },
+        path,
+    )
+
+
+def load(path):
+    """The ``Policy`` saved at ``path``; a file that is no checkpoint is a ValueError."""
+    try:
+        data = torch.load(path, weights_only=True, map_location="cpu")
+    except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as e:
+        raise ValueError(f"{path}: not a vecenv PPO checkpoint ({e})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{path}: not a vecenv PPO checkpoint (format {FORMAT})")
+    network = ActorCritic(
+        space_from(data["observation_space"]), space_from(data["action_space"]), data["hidden"]
+    )
+    network.load_state_dict(data["weights"])
+    network.eval()
+    return Policy(network, data["env"], data.get("config", {}), data.get("extra", {}))
+
+
+class Policy:
+    """A trained network that plays: ``act`` over a batch, ``agent`` as the command line's
+    agent (one observation), ``selfplay`` as ``vecenv.selfplay``'s Python policy."""
+
+    def __init__(self, network, env_id, config=None, extra=None):
+        self.network, self.env_id = network, env_id
+        self.config, self.extra = dict(config or {}), dict(extra or {})
+        self.observation_space = network.observation_space
+        self.action_space = network.action_space
+
+    def act(self, obs, batch, mask=None, greedy=True, generator=None):
+        """Actions for a batch of ``batch`` observations (as the env takes them)."""
+        x = torch.from_numpy(flatten(self.observation_space, obs, batch))
+        m = None if mask is None else torch.from_numpy(np.array(mask, dtype=bool))
+        raw = self.network.best(x, m) if greedy else self.network.sample(x, m, generator)[0]
+        return self.network.to_env(raw)
+
+    def agent(self, observation, action_space, np_random):
+        """One observation's greedy action (the ``vecenv train`` agent signature)."""
+        batched = _batch_one(observation)
+        legal = batched.get("legal") if isinstance(batched, dict) else None
+        return self.act(batched, 1, legal)[0]
+
+    def selfplay(self, obs, legal):
+        """``vecenv.selfplay``'s policy signature: a batch of one seat's observations."""
+        fields = (
+            self.observation_space.spaces if hasattr(self.observation_space, "spaces") else None
+        )
+        view = {k: obs[k] for k in fields} if fields is not None else obs
+        batch = len(next(iter(obs.values())))
+        return self.act(view, batch, legal).astype(np.int64)
+
+    def percept(self, percept):
+        """The arena client's policy signature: an action request's percept (its observation,
+        Kaggle-style fields for a game of several agents, and its legal moves)."""
+        observation = percept["observation"] if isinstance(percept, dict) else percept
+        legal = percept.get("legal") if isinstance(percept, dict) else None
+        mask = None
+        if legal and self.network.discrete:
+            mask = np.zeros((1, int(self.action_space.n)), dtype=bool)
+            mask[0, np.asarray(legal, dtype=np.int64) - int(self.action_space.start)] = True
+        if isinstance(observation, dict):
+            fields = getattr(self.observation_space, "spaces", {})
+            # A policy trained on the Gymnasium face sees the legal moves as a field.
+            observation = {
+                k: mask[0] if k == "legal" and k not in observation else observation[k]
+                for k in fields
+            }
+        batched = _batch_one(observation)
+        action = self.act(batched, 1, mask)[0]
+        return int(action) if self.network.discrete else action.tolist()
+
+
+def _batch_one(observation):
+    if isinstance(observation, dict):
+        return {k: np.asarray(v)[None] for k, v in observation.items()}
+    return np.asarray(observation)[None]

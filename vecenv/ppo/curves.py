@@ -1,0 +1,41 @@
+"""Learning curves: a run's rows as CSV, and one PNG plot of one or more runs."""
+
+import csv
+
+
+def write_csv(run, path):
+    """``steps,seconds,mean_return`` after every update of ``run``."""
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["steps", "seconds", "mean_return"])
+        for steps, seconds, mean in run.curve:
+            writer.writerow([steps, f"{seconds:.4f}", f"{mean:.4f}"])
+
+
+def plot(runs, path, title="", threshold=None):
+    """Mean return against env steps and against wall-clock seconds, side by side, for
+    ``runs`` ({label: Run}); matplotlib draws to a file, no display needed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    fig, (by_steps, by_time) = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for label, run in runs.items():
+        steps = [row[0] for row in run.curve]
+        seconds = [row[1] for row in run.curve]
+        means = [row[2] for row in run.curve]
+        by_steps.plot(steps, means, label=label)
+        by_time.plot(seconds, means, label=label)
+    for ax, xlabel in ((by_steps, "environment steps"), (by_time, "wall-clock seconds")):
+        if threshold is not None:
+            ax.axhline(threshold, color="grey", linestyle="--", linewidth=1)
+        ax.set_xlabel(xlabel)
+        ax.grid(alpha=0.3)
+    by_steps.set_ylabel("mean episode return")
+    by_time.legend(loc="lower right")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

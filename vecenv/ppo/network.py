@@ -1,0 +1,158 @@
+"""The actor-critic network, and how observations and actions meet it.
+
+Observations of any of the spaces games declare (a Box, a Discrete, a Dict of them) are flattened
+into one float32 vector, Dict fields in the space's order and Discrete values one-hot. Discrete
+actions get a categorical head that takes a legal-move mask; Box actions a Gaussian with a learned,
+state-independent log standard deviation, clipped to the bounds when played. Spaces are stored as
+plain dicts (``describe``/``space_from``), so a checkpoint loads without pickled objects.
+"""
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from torch import nn
+from torch.distributions import Categorical, Normal
+
+MASKED_LOGIT = -1e9  # a logit no legal move reaches: masked moves get probability 0
+
+
+def describe(space):
+    """A JSON-able description of a Box, Discrete or Dict space."""
+    if isinstance(space, spaces.Box):
+        return {
+            "kind": "box",
+            "shape": list(space.shape),
+            "dtype": str(space.dtype),
+            "low": space.low.astype(np.float64).ravel().tolist(),
+            "high": space.high.astype(np.float64).ravel().tolist(),
+        }
+    if isinstance(space, spaces.Discrete):
+        return {"kind": "discrete", "n": int(space.n), "start": int(space.start)}
+    if isinstance(space, spaces.Dict):
+        return {"kind": "dict", "fields": [[k, describe(s)] for k, s in space.spaces.items()]}
+    raise ValueError(f"the trainer takes Box, Discrete and Dict spaces, not {space}")
+
+
+def space_from(desc):
+    kind = desc["kind"]
+    if kind == "box":
+        shape = tuple(desc["shape"])
+        low = np.array(desc["low"]).reshape(shape)
+        high = np.array(desc["high"]).reshape(shape)
+        return spaces.Box(
+            low.astype(desc["dtype"]), high.astype(desc["dtype"]), shape, desc["dtype"]
+        )
+    if kind == "discrete":
+        return spaces.Discrete(desc["n"], start=desc["start"])
+    if kind == "dict":
+        return spaces.Dict({k: space_from(d) for k, d in desc["fields"]})
+    raise ValueError(f"unknown space kind {kind!r}")
+
+
+def flat_size(space):
+    if isinstance(space, spaces.Box):
+        return int(np.prod(space.shape, dtype=np.int64))
+    if isinstance(space, spaces.Discrete):
+        return int(space.n)
+    if isinstance(space, spaces.Dict):
+        return sum(flat_size(s) for s in space.spaces.values())
+    raise ValueError(f"the trainer takes Box, Discrete and Dict observations, not {space}")
+
+
+def flatten(space, obs, batch):
+    """A batch of observations as a (batch, flat_size) float32 array."""
+    if isinstance(space, spaces.Box):
+        return np.asarray(obs, dtype=np.float32).reshape(batch, -1)
+    if isinstance(space, spaces.Discrete):
+        out = np.zeros((batch, space.n), dtype=np.float32)
+        out[np.arange(batch), np.asarray(obs).reshape(batch) - space.start] = 1.0
+        return out
+    parts = [flatten(s, obs[k], batch) for k, s in space.spaces.items()]
+    return np.concatenate(parts, axis=1)
+
+
+def _mlp(sizes, last_gain):
+    layers = []
+    for i in range(len(sizes) - 1):
+        linear = nn.Linear(sizes[i], sizes[i + 1])
+        last = i == len(sizes) - 2
+        # Orthogonal weights, as the PPO implementations this one follows use.
+        nn.init.orthogonal_(linear.weight, last_gain if last else np.sqrt(2))
+        nn.init.zeros_(linear.bias)
+        layers.append(linear)
+        if not last:
+            layers.append(nn.Tanh())
+    return nn.Sequential(*layers)
+
+
+class ActorCritic(nn.Module):
+    """Separate actor and critic MLPs over the flattened observation."""
+
+    def __init__(self, observation_space, action_space, hidden=(64, 64)):
+        super().__init__()
+        self.observation_space, self.action_space = observation_space, action_space
+        self.hidden = tuple(int(h) for h in hidden)
+        size = flat_size(observation_space)
+        self.critic = _mlp([size, *self.hidden, 1], 1.0)
+        if isinstance(action_space, spaces.Discrete):
+            self.discrete = True
+            self.actor = _mlp([size, *self.hidden, int(action_space.n)], 0.01)
+        elif isinstance(action_space, spaces.Box):
+            self.discrete = False
+            width = int(np.prod(action_space.shape, dtype=np.int64))
+            self.actor = _mlp([size, *self.hidden, width], 0.01)
+            self.log_std = nn.Parameter(torch.zeros(width))
+            self.register_buffer(
+                "low", torch.as_tensor(action_space.low.ravel(), dtype=torch.float32)
+            )
+            self.register_buffer(
+                "high", torch.as_tensor(action_space.high.ravel(), dtype=torch.float32)
+            )
+        else:
+            raise ValueError(f"the trainer takes Discrete and Box actions, not {action_space}")
+
+    def value(self, x):
+        return self.critic(x).squeeze(-1)
+
+    def distribution(self, x, mask=None):
+        out = self.actor(x)
+        if self.discrete:
+            if mask is not None:
+                out = torch.where(mask, out, torch.full_like(out, MASKED_LOGIT))
+            return Categorical(logits=out)
+        return Normal(out, self.log_std.exp().expand_as(out))
+
+    def evaluate(self, x, action, mask=None):
+        """Log-probabilities, entropies and values of given actions (the update's pass)."""
+        dist = self.distribution(x, mask)
+        if self.discrete:
+            return dist.log_prob(action), dist.entropy(), self.value(x)
+        return dist.log_prob(action).sum(-1), dist.entropy().sum(-1), self.value(x)
+
+    @torch.no_grad()
+    def sample(self, x, mask=None, generator=None):
+        """Sampled actions (raw: indices, or unclipped Gaussian draws), their log-probabilities
+        and the values, drawn from ``generator`` so a seed fixes them."""
+        dist = self.distribution(x, mask)
+        if self.discrete:
+            probs = dist.probs
+            action = torch.multinomial(probs, 1, generator=generator).squeeze(-1)
+            return action, dist.log_prob(action), self.value(x)
+        noise = torch.randn(dist.mean.shape, generator=generator)
+        action = dist.mean + dist.stddev * noise
+        return action, dist.log_prob(action).sum(-1), self.value(x)
+
+    @torch.no_grad()
+    def best(self, x, mask=None):
+        """The most likely actions (greedy play)."""
+        dist = self.distribution(x, mask)
+        return dist.probs.argmax(-1) if self.discrete else dist.mean
+
+    def to_env(self, action):
+        """Raw actions as the env takes them: offset by the Discrete start, or clipped to the
+        Box (as numpy arrays in the space's dtype)."""
+        space = self.action_space
+        if self.discrete:
+            return action.numpy().astype(np.int64) + int(space.start)
+        clipped = torch.clamp(action, self.low, self.high).numpy()
+        return clipped.reshape((-1,) + space.shape).astype(space.dtype)

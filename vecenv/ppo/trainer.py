@@ -1,0 +1,270 @@
+"""PPO on any Gymnasium ``VectorEnv`` with next-step autoreset (vecenv's, or gymnasium's own).
+
+The algorithm is the clipped-objective PPO of the usual single-file implementations (generalised
+advantage estimation, advantage normalisation, clipped value loss, entropy bonus, gradient
+clipping, a linearly annealed learning rate). Two details make it exact on next-step autoreset,
+which gymnasium's vector envs use: the step after an episode ends only resets it (its action is
+ignored), so that step is left out of the update; and a truncated episode bootstraps from the
+value of its final observation, which is the observation that step returned.
+
+Every random draw (network initialisation, actions, minibatches) comes from generators seeded by
+``config.seed``, and the env is reset with the same seed, so a run is repeatable on the same
+machine and thread count.
+"""
+
+import time
+from collections import deque
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import torch
+from gymnasium.vector import AutoresetMode
+
+from .network import ActorCritic, flatten
+
+
+@dataclass
+class PPOConfig:
+    """Hyper-parameters; the defaults suit CartPole-v1 at 64 environments."""
+
+    num_envs: int = 64
+    num_steps: int = 32  # steps per environment per rollout
+    total_steps: int = 200_000
+    learning_rate: float = 2.5e-3
+    anneal_lr: bool = True
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    num_minibatches: int = 4
+    update_epochs: int = 4
+    norm_adv: bool = True
+    clip_coef: float = 0.2
+    clip_vloss: bool = True
+    ent_coef: float = 0.0
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: tuple = (64, 64)
+    seed: int = 1
+    torch_threads: int = 1
+    window: int = 100  # episodes in the running mean return
+
+    def __post_init__(self):
+        for name in ("num_envs", "num_steps", "total_steps", "num_minibatches", "update_epochs"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        if not 0 <= self.seed < 2**63:
+            raise ValueError(f"seed must be in [0, 2**63), got {self.seed}")
+        self.hidden = tuple(int(h) for h in self.hidden)
+
+    @property
+    def batch_size(self):
+        return self.num_envs * self.num_steps
+
+    @property
+    def iterations(self):
+        return max(1, self.total_steps // self.batch_size)
+
+    def to_dict(self):
+        return asdict(self)
+
+
+@dataclass
+class Run:
+    """What a training run measured.
+
+    ``curve`` rows are (env steps, seconds since the start, mean return of the last ``window``
+    episodes) after every rollout; ``episodes`` the (env steps, return, length) of every episode.
+    """
+
+    config: PPOConfig
+    curve: list = field(default_factory=list)
+    episodes: list = field(default_factory=list)
+    env_seconds: float = 0.0  # inside env.reset/env.step
+    seconds: float = 0.0  # the whole run
+    steps: int = 0
+    reached: tuple = None  # (env steps, seconds) when the threshold was first reached
+
+    @property
+    def steps_per_second(self):
+        return self.steps / self.seconds if self.seconds else 0.0
+
+    @property
+    def env_fraction(self):
+        return self.env_seconds / self.seconds if self.seconds else 0.0
+
+    @property
+    def mean_return(self):
+        return self.curve[-1][2] if self.curve else float("nan")
+
+
+def _autoreset_mode(env):
+    mode = env.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP)
+    return mode if isinstance(mode, AutoresetMode) else AutoresetMode(mode)
+
+
+def advantages(rewards, values, next_value, terminated, truncated, valid, gamma, lam):
+    """GAE over a (T, N) rollout of next-step autoreset (see the module); returns
+    (advantages, returns). A step that is not ``valid`` (a reset step) gets advantage 0 and
+    cuts the recursion; a terminated step does not bootstrap; a truncated one bootstraps from
+    the next observation's value but does not carry later advantages back."""
+    steps = rewards.shape[0]
+    adv = torch.zeros_like(rewards)
+    carry = torch.zeros_like(next_value)
+    for t in reversed(range(steps)):
+        following = next_value if t == steps - 1 else values[t + 1]
+        alive = 1.0 - terminated[t]
+        delta = rewards[t] + gamma * following * alive - values[t]
+        carry = delta + gamma * lam * alive * (1.0 - truncated[t]) * carry
+        carry = carry * valid[t]
+        adv[t] = carry
+    return adv, adv + values
+
+
+class Trainer:
+    """PPO on one vector env; ``run`` trains, ``policy`` is the network being trained."""
+
+    def __init__(self, env, config, policy=None):
+        if _autoreset_mode(env) != AutoresetMode.NEXT_STEP:
+            raise ValueError("the trainer needs a VectorEnv with next-step autoreset")
+        if env.num_envs != config.num_envs:
+            raise ValueError(
+                f"the env has {env.num_envs} environments, the config {config.num_envs}"
+            )
+        self.env, self.config = env, config
+        torch.set_num_threads(config.torch_threads)
+        torch.manual_seed(config.seed)
+        self.generator = torch.Generator().manual_seed(config.seed)
+        self.obs_space = env.single_observation_space
+        self.policy = policy or ActorCritic(self.obs_space, env.single_action_space, config.hidden)
+        self.optimizer = torch.optim.Adam(
+            self.policy.parameters(), lr=config.learning_rate, eps=1e-5
+        )
+
+    def run(self, threshold=None, on_rollout=None, on_checkpoint=None, checkpoint_every=0):
+        """Train for ``config.total_steps`` env steps (or until the running mean return reaches
+        ``threshold``); ``on_rollout(run, iteration)`` is called after every update,
+        ``on_checkpoint(iteration)`` every ``checkpoint_every`` updates."""
+        cfg, env, policy = self.config, self.env, self.policy
+        n, steps = cfg.num_envs, cfg.num_steps
+        size = self.policy.critic[0].in_features
+        run = Run(config=cfg)
+        obs_buf = torch.zeros((steps, n, size))
+        act_buf = torch.zeros((steps, n) + (() if policy.discrete else (policy.log_std.numel(),)))
+        if policy.discrete:
+            act_buf = act_buf.long()
+        logp_buf = torch.zeros((steps, n))
+        rew_buf = torch.zeros((steps, n))
+        val_buf = torch.zeros((steps, n))
+        term_buf = torch.zeros((steps, n))
+        trunc_buf = torch.zeros((steps, n))
+        valid_buf = torch.zeros((steps, n))
+        recent = deque(maxlen=cfg.window)
+        ep_return = np.zeros(n)
+        ep_length = np.zeros(n, dtype=np.int64)
+        start = time.perf_counter()
+        t0 = time.perf_counter()
+        obs, _ = env.reset(seed=int(cfg.seed))
+        run.env_seconds += time.perf_counter() - t0
+        ended = np.zeros(n, dtype=bool)  # the next step of these only resets them
+        for iteration in range(1, cfg.iterations + 1):
+            if cfg.anneal_lr:
+                frac = 1.0 - (iteration - 1) / cfg.iterations
+                self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+            for t in range(steps):
+                x = torch.from_numpy(flatten(self.obs_space, obs, n))
+                action, logp, value = policy.sample(x, generator=self.generator)
+                obs_buf[t], act_buf[t], logp_buf[t], val_buf[t] = x, action, logp, value
+                valid = ~ended
+                valid_buf[t] = torch.from_numpy(valid.astype(np.float32))
+                t0 = time.perf_counter()
+                obs, reward, terminated, truncated, _ = env.step(policy.to_env(action))
+                run.env_seconds += time.perf_counter() - t0
+                reward = np.where(valid, reward, 0.0)
+                rew_buf[t] = torch.from_numpy(reward.astype(np.float32))
+                term_buf[t] = torch.from_numpy((terminated & valid).astype(np.float32))
+                trunc_buf[t] = torch.from_numpy((truncated & valid).astype(np.float32))
+                run.steps += int(valid.sum())
+                ep_return += reward
+                ep_length += valid
+                ended = (terminated | truncated) & valid
+                for i in np.flatnonzero(ended):
+                    run.episodes.append((run.steps, float(ep_return[i]), int(ep_length[i])))
+                    recent.append(float(ep_return[i]))
+                ep_return[ended] = 0.0
+                ep_length[ended] = 0
+            x = torch.from_numpy(flatten(self.obs_space, obs, n))
+            with torch.no_grad():
+                next_value = policy.value(x)
+            adv, ret = advantages(
+                rew_buf,
+                val_buf,
+                next_value,
+                term_buf,
+                trunc_buf,
+                valid_buf,
+                cfg.gamma,
+                cfg.gae_lambda,
+            )
+            self._update(obs_buf, act_buf, logp_buf, val_buf, adv, ret, valid_buf)
+            elapsed = time.perf_counter() - start
+            mean = float(np.mean(recent)) if recent else float("nan")
+            run.curve.append((run.steps, elapsed, mean))
+            run.seconds = elapsed
+            if on_rollout is not None:
+                on_rollout(run, iteration)
+            if on_checkpoint is not None and checkpoint_every and iteration % checkpoint_every == 0:
+                on_checkpoint(iteration)
+            if threshold is not None and len(recent) == cfg.window and mean >= threshold:
+                run.reached = (run.steps, elapsed)
+                break
+        run.seconds = time.perf_counter() - start
+        return run
+
+    def _update(self, obs, actions, logp, values, adv, returns, valid):
+        cfg, policy = self.config, self.policy
+        keep = valid.reshape(-1) > 0
+        b_obs = obs.reshape((-1, obs.shape[-1]))[keep]
+        b_act = actions.reshape((-1,) + actions.shape[2:])[keep]
+        b_logp, b_adv = logp.reshape(-1)[keep], adv.reshape(-1)[keep]
+        b_ret, b_val = returns.reshape(-1)[keep], values.reshape(-1)[keep]
+        update(
+            policy, self.optimizer, cfg, self.generator, b_obs, b_act, b_logp, b_adv, b_ret, b_val
+        )
+
+
+def update(policy, optimizer, cfg, generator, obs, actions, logp, adv, returns, values, masks=None):
+    """PPO's epochs of minibatch steps over one batch of samples (rows)."""
+    size = obs.shape[0]
+    if size == 0:
+        return
+    minibatch = max(1, size // cfg.num_minibatches)
+    for _ in range(cfg.update_epochs):
+        order = torch.randperm(size, generator=generator)
+        for begin in range(0, size, minibatch):
+            idx = order[begin : begin + minibatch]
+            mask = None if masks is None else masks[idx]
+            new_logp, entropy, new_value = policy.evaluate(obs[idx], actions[idx], mask)
+            ratio = (new_logp - logp[idx]).exp()
+            mb_adv = adv[idx]
+            if cfg.norm_adv and mb_adv.numel() > 1:
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+            pg_loss = torch.max(
+                -mb_adv * ratio, -mb_adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)
+            ).mean()
+            if cfg.clip_vloss:
+                clipped = values[idx] + (new_value - values[idx]).clamp(
+                    -cfg.clip_coef, cfg.clip_coef
+                )
+                v_loss = (
+                    0.5
+                    * torch.max(
+                        (new_value - returns[idx]) ** 2, (clipped - returns[idx]) ** 2
+                    ).mean()
+                )
+            else:
+                v_loss = 0.5 * ((new_value - returns[idx]) ** 2).mean()
+            loss = pg_loss - cfg.ent_coef * entropy.mean() + cfg.vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
+            optimizer.step()
