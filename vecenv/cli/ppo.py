@@ -12,7 +12,7 @@ import importlib.util
 import os
 
 from .common import CliError, Progress, resolve_env
-from .train import episode_options, play_episodes
+from .episodes import episode_options, play_episodes
 
 DEFAULT_RUNS = "runs"
 
