@@ -60,8 +60,9 @@ def test_self_play_learns_to_beat_random_at_connectx():
     # count, but PyTorch's CPU kernels differ between processors in the last bits, and 50 updates
     # amplify that: runs here ended between 80% and 90% wins.
     assert after["random"].win_rate[1] > 0.65, after["random"]
-    # (an untrained greedy network, always dropping in one column, already beats random often)
-    assert after["random"].win_rate[0] > before.win_rate[0] + 0.1
+    # An untrained greedy network, always dropping in one column, already beats random 60-75% of
+    # the time: the trained one's interval lies wholly above the untrained one's rate.
+    assert after["random"].win_rate[1] > before.win_rate[0], (before, after["random"])
 
 
 def test_unknown_builtins_and_one_agent_games_are_refused():
