@@ -4,8 +4,15 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
+# The tests' helpers (the Kaggle reference, tests/isolated.py), behind every installed package.
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import report  # noqa: E402
+
+from tests import isolated  # noqa: E402
+
+# kaggle-environments is installed apart, on its first import (see tests/isolated.py).
+isolated.kaggle_on_import()
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

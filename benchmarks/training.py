@@ -256,6 +256,11 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
+    # kaggle-environments, installed apart from the environment (tests/isolated.py).
+    sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from tests import isolated
+
+    isolated.kaggle_on_import()
     t0 = time.perf_counter()
     main()
     print(f"({time.perf_counter() - t0:.0f} s)", file=sys.stderr)

@@ -7,7 +7,11 @@ import pytest
 # session still shares it between tests (compiling each game once).
 os.environ.setdefault("VECENV_CACHE_DIR", tempfile.mkdtemp(prefix="vecenv-test-cache-"))
 
+from . import isolated  # noqa: E402
 from .browser import browser  # noqa: E402, F401  (a fixture for every test module)
+
+# kaggle-environments is installed apart, on its first import (see tests/isolated.py).
+isolated.kaggle_on_import()
 
 
 @pytest.fixture(autouse=True)

@@ -1,7 +1,9 @@
 """kaggle-environments, the reference the Kaggle games and face are tested against.
 
-It is a test extra (Python >= 3.11). Outside CI a test needing it skips with the reason; in CI (the
-``CI`` environment variable set) a missing reference fails the test instead.
+It is installed apart from the test environment (``tests/isolated.py``: it pins gymnasium 1.2.0, and
+the suite runs on the newest), fetched from PyPI on first use and kept in the user's cache. Outside
+CI a test needing it skips with the reason; in CI (the ``CI`` environment variable set) a missing
+reference fails the test instead.
 
 kaggle-environments dropped tictactoe from its releases after 1.20.0. ``make("tictactoe")`` here
 registers the tictactoe of kaggle-environments 1.20.0 (interpreter, agents and specification, from
@@ -19,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import isolated
+
 TICTACTOE_RELEASE = "1.20.0"
 
 
@@ -30,10 +34,11 @@ def _unavailable(reason):
 
 @functools.cache
 def _import():
+    finder = isolated.kaggle_on_import()
     try:
         import kaggle_environments
-    except Exception as exc:  # not installed, or its import fails here
-        return None, f"kaggle-environments does not import here: {exc!r}"
+    except Exception as exc:  # not to be had here, or its import fails here
+        return None, f"kaggle-environments does not import here: {finder.reason or repr(exc)}"
     return kaggle_environments, None
 
 
