@@ -19,13 +19,16 @@ numba-cuda asks the current device for its compute capability when it compiles a
 a kernel calls, which needs a driver; inside the context manager it is told ``cc`` instead.
 """
 
+import ast
 import contextlib
 import dis
 import functools
 import math
+import re
 import struct
 import threading
 import types
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -167,6 +170,17 @@ def kernels(rules, agents, discrete):
     )
 
 
+def simulated_tuple(items):
+    """A tuple of kernel arguments as a kernel sees it: the simulator gives arrays passed inside a
+    tuple none of the record semantics of arrays passed alone (``a[i].field``); on a GPU the
+    tuple itself."""
+    if not _SIMULATOR or items is None:
+        return items
+    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray, FakeWithinKernelCUDAArray
+
+    return tuple(FakeWithinKernelCUDAArray(a) if isinstance(a, FakeCUDAArray) else a for a in items)
+
+
 # -- compiling without a GPU --------------------------------------------------------------------
 
 _capability_lock = threading.Lock()
@@ -196,16 +210,61 @@ def target_capability(cc):
             dispatcher.get_current_device = saved
 
 
+_LOCATION = re.compile(
+    r'(?:File "(?P<file>[^"]+\.py)", line (?P<fline>\d+))|(?:at (?P<at>\S+\.py) \((?P<aline>\d+)\))'
+)
+
+
+def _rules_file(path):
+    parts = Path(path).parts
+    return not ("numba" in parts or "numba_cuda" in parts or Path(path).name == "cuda_drivers.py")
+
+
+def _where(exc):
+    """Where in the rules numba-cuda failed: (path, line), or None. numba-cuda's typing errors
+    carry no location in their message (its error contexts are not numba's), but its frames
+    keep the statement each was typing: the innermost one in a rules' file. Lowering errors say
+    where in their message."""
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        loc = tb.tb_frame.f_locals.get("loc")
+        path, line = getattr(loc, "filename", None), getattr(loc, "line", None)
+        if isinstance(path, str) and isinstance(line, int) and _rules_file(path):
+            found = (path, line)
+        tb = tb.tb_next
+    if found is not None:
+        return found
+    for match in _LOCATION.finditer(str(exc)):
+        path = match.group("file") or match.group("at")
+        if _rules_file(path) and Path(path).is_file():
+            return path, int(match.group("fline") or match.group("aline"))
+    return None
+
+
+def _function_at(path, line):
+    """The name of the innermost function of ``path`` holding ``line``, and the line's text."""
+    source = Path(path).read_text(encoding="utf-8")
+    name = "?"
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and node.lineno <= line <= (node.end_lineno or 0):
+            name = node.name  # ast.walk goes outside in: the last one found is the innermost
+    lines = source.splitlines()
+    return name, lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
 def describe_error(game, exc):
-    """numba-cuda's compile error ``exc`` as an ``UnsupportedConstruct`` naming the game and the
-    rules' function (the first frame of numba's report outside vecenv's drivers)."""
+    """numba-cuda's compile error ``exc`` as an ``UnsupportedConstruct`` naming the game, the
+    rules' function and line (the first place in numba's report outside numba and the drivers)
+    and numba's account of the construct."""
     text = str(exc)
-    lines = text.splitlines()
-    where = ""
-    for k, line in enumerate(lines):
-        if line.startswith('File "') and "cuda_drivers" not in line:
-            function = lines[k + 1].strip() if k + 1 < len(lines) else ""
-            name = function[4:].split("(")[0] if function.startswith("def ") else "?"
-            where = f" in {name} ({line[5:].rstrip(':')})"
-            break
-    return UnsupportedConstruct(f"{game}: the rules do not compile for CUDA{where}:\n{text}")
+    head = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    where = _where(exc)
+    if where is None:
+        return UnsupportedConstruct(f"{game}: the rules do not compile for CUDA: {head}\n\n{text}")
+    path, line = where
+    function, code = _function_at(path, line)
+    return UnsupportedConstruct(
+        f"{game}: the rules do not compile for CUDA: function {function} ({path}, line {line}): "
+        f"`{code}`: {head}\n\nnumba-cuda's report:\n{text}"
+    )

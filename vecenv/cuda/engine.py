@@ -21,7 +21,7 @@ from vecenv.kernels.build import _agents_module
 from vecenv.kernels.state import SAME_STEP
 from vecenv.spec import is_integer
 
-from .compile import describe_error, kernels
+from .compile import describe_error, kernels, simulated_tuple
 
 THREADS_PER_BLOCK = 128
 _KERNELS = {}  # (game, discrete) -> the game's compiled GPU drivers
@@ -200,7 +200,7 @@ class CudaEngine:
 
     def _step_agents(self, flat, kinds, memory, rngs, plies, returns, ends):
         """``Engine._step_agents`` on device arrays (see ``vecenv.cuda.selfplay``)."""
-        return self._step(flat, (kinds, memory, rngs, int(plies), returns, ends))
+        return self._step(flat, simulated_tuple((kinds, memory, rngs, int(plies), returns, ends)))
 
     def _step(self, flat, agents):
         k = self._k

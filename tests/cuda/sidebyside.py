@@ -1,0 +1,231 @@
+"""The GPU engine beside the CPU engine: the checks every game passes, on the simulator or a GPU.
+
+Each check builds both engines with the same seed and arguments, drives them with the same inputs
+and compares every output. Under numba's CUDA simulator the rules run as Python on the host's C
+library, so every game matches bit for bit. On a GPU, integer games (no float in their state but
+rewards) match bit for bit; float games within ``TOLERANCE`` (the GPU's math library and its fused
+multiply-adds differ from glibc's in the last bits).
+
+Run by ``test_simulator.py`` in a process of its own (``python -m tests.cuda.simulated``) and by
+``test_gpu.py`` in the test process on a real GPU.
+"""
+
+import numba
+import numpy as np
+from numba import cuda
+
+import vecenv
+from vecenv.kernels.agents import AGENT_RNG, agent_words, memory_words
+from vecenv.selfplay import Seats
+
+# rtol, atol of float fields on a GPU, by dtype (short runs: a few dozen steps).
+TOLERANCE = {np.dtype(np.float32): (1e-5, 1e-6), np.dtype(np.float64): (1e-9, 1e-12)}
+
+
+def float_game(engine):
+    """Whether a game's state holds floats beyond its rewards (its math runs in floats)."""
+    dtype = engine.state_dtype
+    return any(dtype[n].base.kind == "f" for n in dtype.names if n != "reward")
+
+
+def _exact(engine):
+    """Whether the GPU engine must match this game bit for bit here."""
+    return numba.config.ENABLE_CUDASIM or not float_game(engine)
+
+
+def host(a):
+    return a.copy_to_host() if hasattr(a, "copy_to_host") else np.asarray(a)
+
+
+def same(a, b, exactly, what):
+    """Compare the CPU's ``a`` to the GPU's ``b``; returns the largest absolute deviation."""
+    b = host(b)
+    a = np.asarray(a)
+    assert a.shape == b.shape and a.dtype == b.dtype, (what, a.shape, b.shape, a.dtype, b.dtype)
+    if exactly or a.dtype.kind != "f":
+        np.testing.assert_array_equal(a, b, err_msg=what)
+        return 0.0
+    rtol, atol = TOLERANCE[a.dtype]
+    np.testing.assert_allclose(b, a, rtol=rtol, atol=atol, err_msg=what)
+    return float(np.max(np.abs(a.astype(np.float64) - b), initial=0.0))
+
+
+def random_actions(engine, rng):
+    shape = (engine.num_envs, engine.num_agents) + engine.action.shape
+    low, high = engine.action.low, engine.action.high
+    if engine.action.discrete:
+        return rng.integers(np.min(low), np.max(high) + 1, size=shape)
+    return rng.uniform(np.broadcast_to(low, shape), np.broadcast_to(high, shape))
+
+
+def compare_outputs(cpu, gpu, exactly, what):
+    worst = 0.0
+    for name in cpu.obs:
+        worst = max(worst, same(cpu.obs[name], gpu.obs[name], exactly, f"{what}: obs {name}"))
+    if cpu.final_obs is not None:
+        for name in cpu.final_obs:
+            same(cpu.final_obs[name], gpu.final_obs[name], exactly, f"{what}: final {name}")
+    worst = max(worst, same(cpu.rewards, gpu.rewards, exactly, f"{what}: rewards"))
+    same(cpu.terminated, gpu.terminated, True, f"{what}: terminated")
+    same(cpu.truncated, gpu.truncated, True, f"{what}: truncated")
+    return worst
+
+
+def trajectories(game, num_envs=3, steps=25, seed=7, autoreset="next_step", **config):
+    """Random actions, host and device arrays in turn: the same outputs and records at every
+    step. Returns the largest float deviation seen."""
+    cpu = vecenv.make(game, num_envs, seed=seed, autoreset=autoreset, **config)
+    gpu = vecenv.make(game, num_envs, seed=seed, autoreset=autoreset, device="cuda", **config)
+    exactly = _exact(cpu)
+    worst = compare_outputs(cpu, gpu, exactly, f"{game} reset")
+    rng = np.random.default_rng(seed)
+    for t in range(steps):
+        actions = random_actions(cpu, rng)
+        cpu.step(actions)
+        gpu.step(cuda.to_device(actions) if t % 2 else actions)
+        worst = max(worst, compare_outputs(cpu, gpu, exactly, f"{game} step {t}"))
+        if t == steps // 2:  # a masked reset midway, reseeding the episodes it restarts
+            mask = np.arange(num_envs) % 2 == 0
+            cpu.reset(seed=seed + 1, mask=mask)
+            gpu.reset(seed=seed + 1, mask=mask)
+            worst = max(worst, compare_outputs(cpu, gpu, exactly, f"{game} reset {t}"))
+    if exactly:
+        assert (cpu.get_state() == gpu.get_state()).all()
+    return worst
+
+
+def bad_actions(game, num_envs=3, seed=3):
+    """A bad action raises ValueError naming the first bad episode, and no episode moves."""
+    cpu = vecenv.make(game, num_envs, seed=seed)
+    gpu = vecenv.make(game, num_envs, seed=seed, device="cuda")
+    actions = random_actions(cpu, np.random.default_rng(seed))
+    if cpu.action.discrete:
+        actions[1, ...] = np.max(cpu.action.high) + 1
+        actions[2, ...] = np.min(cpu.action.low) - 1
+    else:
+        actions = actions.astype(np.float64)
+        actions[1, ...] = np.nan
+    before = gpu.get_state()
+    for given in (actions, cuda.to_device(actions)):
+        try:
+            gpu.step(given)
+        except ValueError as exc:
+            assert "env 1" in str(exc), str(exc)
+        else:
+            raise AssertionError(f"{game}: a bad action was taken")
+        assert (gpu.get_state() == before).all(), f"{game}: an episode moved"
+    good = random_actions(cpu, np.random.default_rng(seed + 1))
+    cpu.step(good)
+    gpu.step(good)
+    compare_outputs(cpu, gpu, _exact(cpu), f"{game} after bad actions")
+    for wrong in (good.astype(np.float32) + 0.5, good[:-1]):
+        if wrong.dtype.kind == "f" and not cpu.action.discrete:
+            continue
+        try:
+            gpu.step(wrong)
+        except ValueError:
+            pass
+        else:
+            raise AssertionError(f"{game}: actions of dtype {wrong.dtype} {wrong.shape} taken")
+
+
+def state_round_trip(game, num_envs=3, seed=5, steps=6):
+    """Records move between host and device: a GPU engine's records continue on the CPU and the
+    CPU's on the GPU, the same; a record the rules cannot run is refused, changing nothing."""
+    cpu = vecenv.make(game, num_envs, seed=seed)
+    gpu = vecenv.make(game, num_envs, seed=seed + 1, device="cuda")
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        cpu.step(random_actions(cpu, rng))
+    gpu.set_state(cpu.get_state())
+    exactly = _exact(cpu)
+    assert (gpu.get_state() == cpu.get_state()).all()
+    for name in cpu.obs:
+        same(cpu.obs[name], gpu.obs[name], exactly, f"{game} set_state obs {name}")
+    for _ in range(steps):
+        actions = random_actions(cpu, rng)
+        cpu.step(actions)
+        gpu.step(actions)
+        compare_outputs(cpu, gpu, exactly, f"{game} after set_state")
+    one = gpu.get_state(1)
+    cpu.set_state(one, 0)
+    gpu.set_state(one, 0)
+    compare_outputs(cpu, gpu, exactly, f"{game} one record")
+    bad = gpu.get_state()
+    bad["done"][2] = 9
+    before = gpu.get_state()
+    try:
+        gpu.set_state(bad)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError(f"{game}: a bad record was taken")
+    assert (gpu.get_state() == before).all()
+
+
+def agents(game, num_envs=4, seed=11, plies=3, calls=6, pair=(0, -1)):
+    """The built-in agents' moves in the step kernel, several plies a call: the same moves,
+    records and totals as the CPU engine's. ``pair`` picks the two agents (indices into the
+    game's names): by default the first against the last."""
+    cpu = vecenv.make(game, num_envs, seed=seed, autoreset="disabled")
+    gpu = vecenv.make(game, num_envs, seed=seed, autoreset="disabled", device="cuda")
+    table = Seats(cpu)
+    seat = np.arange(num_envs) % 2
+    table.assign(table.names[pair[0]], seat)
+    table.assign(table.names[pair[1]], 1 - seat)
+    words = memory_words(table.module, cpu.config)
+    rngs = np.zeros((num_envs, 2), dtype=AGENT_RNG)
+    seeds = np.zeros((num_envs, 2), dtype=np.uint64)
+    agent_words(cpu._words, seeds, np.ones(num_envs, np.bool_))
+    rngs["rng"] = seeds
+    np.testing.assert_array_equal(rngs, table.rngs)
+    device = {
+        "kinds": cuda.to_device(table.kinds),
+        "memory": cuda.to_device(np.zeros((num_envs, 2, words), np.int64)),
+        "rngs": cuda.to_device(rngs),
+        "returns": cuda.to_device(np.zeros((num_envs, 2))),
+        "ends": cuda.to_device(np.zeros(num_envs, np.int64)),
+    }
+    flat = cuda.to_device(np.zeros(cpu._flat_shape, cpu._act_dtype))
+    for _ in range(calls):
+        table.step(plies)
+        flat.copy_to_device(np.full(cpu._flat_shape, table.low, cpu._act_dtype))
+        gpu._step_agents(flat, *(device[k] for k in ("kinds", "memory", "rngs")), plies,
+                         device["returns"], device["ends"])  # fmt: skip
+        compare_outputs(cpu, gpu, True, f"{game} agents")
+        assert (cpu.get_state() == gpu.get_state()).all()
+        np.testing.assert_array_equal(table.actions.reshape(cpu._flat_shape), host(flat))
+        np.testing.assert_array_equal(table.returns, host(device["returns"]))
+        np.testing.assert_array_equal(table.ends, host(device["ends"]))
+        np.testing.assert_array_equal(table.memory, host(device["memory"]))
+        np.testing.assert_array_equal(table.rngs, host(device["rngs"]))
+
+
+def vector_env(game="CartPole-v1", num_envs=3, seed=2, steps=12):
+    """Gymnasium's VectorEnv with ``device="cuda"``: CUDA arrays out, the CPU's values."""
+    import gymnasium
+
+    ids = f"vecenv/{game}"
+    cpu = gymnasium.make_vec(ids, num_envs=num_envs, vectorization_mode="vector_entry_point")
+    gpu = gymnasium.make_vec(
+        ids, num_envs=num_envs, vectorization_mode="vector_entry_point", device="cuda"
+    )
+    obs_c, _ = cpu.reset(seed=seed)
+    obs_g, _ = gpu.reset(seed=seed)
+    exactly = _exact(cpu.unwrapped.engine)
+    same(obs_c, obs_g, exactly, "vector reset")
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        actions = rng.integers(0, 2, size=num_envs)
+        out_c = cpu.step(actions)
+        out_g = gpu.step(cuda.to_device(actions))
+        for a, b in zip(out_c[:4], out_g[:4], strict=True):
+            assert hasattr(b, "copy_to_host")
+            same(a, b, exactly, "vector step")
+
+
+CHECKS = {
+    "trajectories": trajectories,
+    "bad_actions": bad_actions,
+    "state_round_trip": state_round_trip,
+}

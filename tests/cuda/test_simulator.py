@@ -1,0 +1,55 @@
+"""The GPU engine beside the CPU engine for every game, on numba's CUDA simulator (CI has no GPU).
+
+The simulator must be chosen before numba.cuda is first imported, and the rest of the suite uses
+the real numba.cuda, so one process of its own (``tests.cuda.simulated``) runs every check of
+``sidebyside`` on small batches; each check is reported here as a test of its own. Under the
+simulator the rules run as Python on the host's C library: every game matches bit for bit.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import vecenv
+
+pytest.importorskip("numba.cuda", reason="the cuda extra (numba-cuda) is not installed")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def results():
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONWARNINGS="ignore")
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.cuda.simulated"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    found = {}
+    for line in done.stdout.splitlines():
+        if line.startswith("{"):
+            row = json.loads(line)
+            found[(row["game"], row["check"])] = row["error"]
+    return found
+
+
+def test_every_game_is_checked(results):
+    games = {game for game, _ in results}
+    assert games == set(vecenv.list_envs())
+    checks = {check for _, check in results}
+    assert {"trajectories", "bad_actions", "state_round_trip", "agents", "vector_env"} <= checks
+    assert {"autoreset_same_step", "autoreset_disabled"} <= checks
+
+
+@pytest.mark.parametrize("game", vecenv.list_envs())
+def test_game_matches_the_cpu_engine(results, game):
+    failed = {check: error for (g, check), error in results.items() if g == game and error}
+    assert not failed, "\n\n".join(f"{check}:\n{error}" for check, error in failed.items())
