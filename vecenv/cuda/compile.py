@@ -1,7 +1,7 @@
 """A game's rules, compiled as CUDA code from the very same Python functions.
 
 ``kernels(game, rules, discrete)`` gives a game's GPU drivers (the template
-``vecenv.kernels.cuda_drivers`` bound to the game's rules). The rules are ``numba.njit``
+``vecenv.cuda.drivers`` bound to the game's rules). The rules are ``numba.njit``
 functions; each one reachable from the rules' ``reset``, ``step``, ``observe`` (and the agents'
 ``act``) is *retargeted*: a copy of its Python function (same code object, so same source and line
 numbers in every message) whose globals name the retargeted copies of the njit functions it calls
@@ -34,7 +34,9 @@ import numba
 import numpy as np
 from numba.core.dispatcher import Dispatcher
 
-from vecenv.kernels import cuda_drivers, npmath
+from vecenv.kernels import npmath
+
+from . import drivers as cuda_drivers
 
 _SIMULATOR = numba.config.ENABLE_CUDASIM
 
@@ -217,7 +219,9 @@ _LOCATION = re.compile(
 
 def _rules_file(path):
     parts = Path(path).parts
-    return not ("numba" in parts or "numba_cuda" in parts or Path(path).name == "cuda_drivers.py")
+    return not (
+        "numba" in parts or "numba_cuda" in parts or Path(path) == Path(cuda_drivers.__file__)
+    )
 
 
 def _where(exc):

@@ -46,20 +46,23 @@ def signatures(engine):
     return found
 
 
-def ptx(game, cc=(9, 0), only=None, **configuration):
-    """{label: PTX text} of ``game``'s kernels (those named in ``only``, else all) for compute
-    capability ``cc``."""
+def ptx(game, ccs=((9, 0),), only=None, **configuration):
+    """{(label, cc): PTX text} of ``game``'s kernels (those labelled in ``only``, else all) for
+    each compute capability of ``ccs``. The device functions compile once, for the first
+    capability (see ``target_capability``); NVVM compiles each kernel for each."""
     from numba import cuda
 
     engine = Engine(game, 1, seed=0, **configuration)
     compiled = kernels(engine.rules, _agents_module(engine.rules), engine.action.discrete)
     out = {}
-    for label, (name, argtypes) in signatures(engine).items():
-        if only is not None and label not in only:
-            continue
-        try:
-            with target_capability(cc):
-                out[label], _ = cuda.compile_ptx(getattr(compiled, name).py_func, argtypes, cc=cc)
-        except numba.core.errors.NumbaError as exc:
-            raise describe_error(engine.name, exc) from None
+    for cc in ccs:
+        for label, (name, argtypes) in signatures(engine).items():
+            if only is not None and label not in only:
+                continue
+            try:
+                with target_capability(ccs[0]):
+                    kernel = getattr(compiled, name).py_func
+                    out[label, tuple(cc)], _ = cuda.compile_ptx(kernel, argtypes, cc=tuple(cc))
+            except numba.core.errors.NumbaError as exc:
+                raise describe_error(engine.name, exc) from None
     return out
