@@ -15,7 +15,6 @@ import numpy as np
 from numba import cuda
 
 import vecenv
-from vecenv.kernels.agents import AGENT_RNG, agent_words, memory_words
 from vecenv.selfplay import Seats
 
 # rtol, atol of float fields on a GPU, by dtype (short runs: a few dozen steps).
@@ -164,41 +163,28 @@ def state_round_trip(game, num_envs=3, seed=5, steps=6):
 
 
 def agents(game, num_envs=4, seed=11, plies=3, calls=6, pair=(0, -1)):
-    """The built-in agents' moves in the step kernel, several plies a call: the same moves,
-    records and totals as the CPU engine's. ``pair`` picks the two agents (indices into the
-    game's names): by default the first against the last."""
+    """The built-in agents' moves in the step kernel (``vecenv.cuda.selfplay.DeviceSeats``),
+    several plies a call: the same moves, records and totals as the CPU's ``Seats``. ``pair``
+    picks the two agents (indices into the game's names): by default the first against the
+    last."""
+    from vecenv.cuda.selfplay import DeviceSeats
+
     cpu = vecenv.make(game, num_envs, seed=seed, autoreset="disabled")
     gpu = vecenv.make(game, num_envs, seed=seed, autoreset="disabled", device="cuda")
-    table = Seats(cpu)
+    table, seats = Seats(cpu), DeviceSeats(gpu)
     seat = np.arange(num_envs) % 2
-    table.assign(table.names[pair[0]], seat)
-    table.assign(table.names[pair[1]], 1 - seat)
-    words = memory_words(table.module, cpu.config)
-    rngs = np.zeros((num_envs, 2), dtype=AGENT_RNG)
-    seeds = np.zeros((num_envs, 2), dtype=np.uint64)
-    agent_words(cpu._words, seeds, np.ones(num_envs, np.bool_))
-    rngs["rng"] = seeds
-    np.testing.assert_array_equal(rngs, table.rngs)
-    device = {
-        "kinds": cuda.to_device(table.kinds),
-        "memory": cuda.to_device(np.zeros((num_envs, 2, words), np.int64)),
-        "rngs": cuda.to_device(rngs),
-        "returns": cuda.to_device(np.zeros((num_envs, 2))),
-        "ends": cuda.to_device(np.zeros(num_envs, np.int64)),
-    }
-    flat = cuda.to_device(np.zeros(cpu._flat_shape, cpu._act_dtype))
+    for agent, seat_of in ((table.names[pair[0]], seat), (table.names[pair[1]], 1 - seat)):
+        table.assign(agent, seat_of)
+        seats.assign(agent, seat_of)
     for _ in range(calls):
         table.step(plies)
-        flat.copy_to_device(np.full(cpu._flat_shape, table.low, cpu._act_dtype))
-        gpu._step_agents(flat, *(device[k] for k in ("kinds", "memory", "rngs")), plies,
-                         device["returns"], device["ends"])  # fmt: skip
+        seats.step(plies)
         compare_outputs(cpu, gpu, True, f"{game} agents")
         assert (cpu.get_state() == gpu.get_state()).all()
-        np.testing.assert_array_equal(table.actions.reshape(cpu._flat_shape), host(flat))
-        np.testing.assert_array_equal(table.returns, host(device["returns"]))
-        np.testing.assert_array_equal(table.ends, host(device["ends"]))
-        np.testing.assert_array_equal(table.memory, host(device["memory"]))
-        np.testing.assert_array_equal(table.rngs, host(device["rngs"]))
+        for name in ("actions", "returns", "ends", "memory", "rngs"):
+            got = host(getattr(seats, name))
+            want = getattr(table, name).reshape(got.shape)
+            np.testing.assert_array_equal(want, got, err_msg=f"{game} {name}")
 
 
 def vector_env(game="CartPole-v1", num_envs=3, seed=2, steps=12):

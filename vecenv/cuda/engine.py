@@ -43,6 +43,15 @@ def _cast(src, dst):
             dst[i, j] = src[i, j]
 
 
+@cuda.jit
+def _fill(dst, value):
+    """``dst[i, j] = value`` (the agents' actions before a ply, as the CPU's ``Seats`` sets)."""
+    i = cuda.grid(1)
+    if i < dst.shape[0]:
+        for j in range(dst.shape[1]):
+            dst[i, j] = value
+
+
 def _on_device(a):
     return hasattr(a, "__cuda_array_interface__")
 
