@@ -75,6 +75,12 @@ class CudaEngine:
     ):
         if not is_integer(num_envs) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if not cuda.is_available():
+            raise RuntimeError(
+                "device='cuda' needs a CUDA GPU and its driver, and none is usable here "
+                "(NUMBA_ENABLE_CUDASIM=1, set before numba.cuda is imported, runs numba's "
+                "simulator instead)"
+            )
         # A one-episode CPU engine checks every argument as the CPU engine does, and holds what
         # the host keeps: the spec, the configuration record, the state checks.
         host = Engine(
