@@ -5,7 +5,9 @@ import pytest
 
 import vecenv
 
-pytest.importorskip("numba.cuda", reason="the cuda extra (numba-cuda) is not installed")
+from . import require_numba_cuda
+
+require_numba_cuda()
 
 
 def test_unknown_device_is_refused():

@@ -10,7 +10,11 @@ import pytest
 import vecenv
 from vecenv import registry
 
-from . import sidebyside
+from . import require_numba_cuda
+
+require_numba_cuda()
+
+from . import sidebyside  # noqa: E402
 
 
 def _gpu():

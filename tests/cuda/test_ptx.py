@@ -14,7 +14,9 @@ import pytest
 import vecenv
 from vecenv import registry
 
-pytest.importorskip("numba.cuda", reason="the cuda extra (numba-cuda) is not installed")
+from . import require_numba_cuda
+
+require_numba_cuda()
 
 ROOT = Path(__file__).resolve().parents[2]
 WALK = ROOT / "tests" / "games" / "walk"

@@ -16,7 +16,9 @@ import pytest
 
 import vecenv
 
-pytest.importorskip("numba.cuda", reason="the cuda extra (numba-cuda) is not installed")
+from . import require_numba_cuda
+
+require_numba_cuda()
 
 ROOT = Path(__file__).resolve().parents[2]
 
