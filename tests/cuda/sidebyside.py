@@ -215,3 +215,62 @@ CHECKS = {
     "bad_actions": bad_actions,
     "state_round_trip": state_round_trip,
 }
+
+
+def any_actions(game, num_envs=3, examples=40):
+    """Hypothesis: actions of any dtype, shape and values, on the host or the device: the GPU
+    engine refuses exactly what the CPU engine refuses (ValueError, no episode moving) and takes
+    the rest as the CPU engine does."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    from hypothesis.extra import numpy as hnp
+
+    cpu = vecenv.make(game, num_envs, seed=1)
+    gpu = vecenv.make(game, num_envs, seed=1, device="cuda")
+    width = cpu.num_agents * int(np.prod(cpu.action.shape, dtype=np.int64))
+    shapes = st.sampled_from(
+        [(num_envs, cpu.num_agents) + cpu.action.shape, (num_envs, width), (num_envs,)]
+        + [(num_envs + 1, width), (num_envs, width + 1)]
+    )
+    dtypes = st.sampled_from([np.int64, np.int32, np.uint8, np.uint64, np.float64, np.float32])
+    arrays = st.tuples(dtypes, shapes).flatmap(
+        lambda ds: hnp.arrays(ds[0], ds[1], elements=_elements(ds[0], cpu))
+    )
+
+    @settings(max_examples=examples, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(actions=arrays, on_device=st.booleans())
+    def check(actions, on_device):
+        before = gpu.get_state()
+        try:
+            cpu.step(actions)
+        except ValueError:
+            refused = True
+        else:
+            refused = False
+        try:
+            gpu.step(cuda.to_device(actions) if on_device else actions)
+        except ValueError:
+            assert refused, f"{game}: the GPU refused actions the CPU took: {actions!r}"
+            assert (gpu.get_state() == before).all()
+            return
+        assert not refused, f"{game}: the GPU took actions the CPU refused: {actions!r}"
+        compare_outputs(cpu, gpu, _exact(cpu), f"{game} any actions")
+
+    check()
+
+
+def _elements(dtype, engine):
+    from hypothesis import strategies as st
+
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        bits = dtype.itemsize * 8
+        finite = st.floats(-3, 3, width=bits)
+        return st.one_of(finite, finite, finite, st.sampled_from([np.nan, np.inf, -np.inf]))
+    info = np.iinfo(dtype)
+    edge = st.sampled_from([info.min, info.max, 0, 1])
+    low, high = int(np.min(engine.action.low)), int(np.max(engine.action.high))
+    valid = st.integers(max(info.min, low), min(info.max, high))
+    near = st.integers(max(info.min, low - 1), min(info.max, high + 1))
+    return st.one_of(valid, valid, valid, valid, near, edge)  # mostly rows the engines take

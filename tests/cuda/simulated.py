@@ -22,6 +22,11 @@ from . import sidebyside  # noqa: E402
 
 ONE_AGENT_VECTOR = "cartpole"
 AUTORESET_GAMES = ("cartpole", "connectx", "catch", "pendulum")
+ANY_ACTIONS_GAMES = (
+    "cartpole",
+    "connectx",
+    "pendulum",
+)  # discrete one-agent, two-agent, continuous
 # Agents whose code needs numba's integer typing, which the simulator's Python lacks (connectx's
 # negamax shifts uint64 bitboards by int64 counts): their moves are checked on a GPU only
 # (``test_gpu.py``) and their kernels compiled to PTX (``test_ptx.py``).
@@ -37,6 +42,8 @@ def checks(game):
             yield f"autoreset_{mode}", lambda m=mode: sidebyside.trajectories(game, autoreset=m)
     if registry.game_module(game, "agents") is not None:
         yield "agents", lambda: sidebyside.agents(game, pair=SIMULATED_AGENTS.get(game, (0, -1)))
+    if game in ANY_ACTIONS_GAMES:
+        yield "any_actions", lambda: sidebyside.any_actions(game)
     if game == ONE_AGENT_VECTOR:
         yield "vector_env", sidebyside.vector_env
 
