@@ -70,6 +70,20 @@ def compare_outputs(cpu, gpu, exactly, what):
     return worst
 
 
+def _as_given(actions, t):
+    """Actions as a caller may hand them over, by turns: a host array, a device array, a strided
+    device view (a column slice of a wider device array), in another integer dtype."""
+    if t % 3 == 0:
+        return actions
+    if t % 3 == 1:
+        return cuda.to_device(actions)
+    flat = actions.reshape(actions.shape[0], -1)
+    if flat.dtype.kind in "iu":
+        flat = flat.astype(np.int32)
+    wide = cuda.to_device(np.concatenate([flat, flat], axis=1))
+    return wide[:, : flat.shape[1]]
+
+
 def trajectories(game, num_envs=3, steps=25, seed=7, autoreset="next_step", **config):
     """Random actions, host and device arrays in turn: the same outputs and records at every
     step. Returns the largest float deviation seen."""
@@ -81,7 +95,7 @@ def trajectories(game, num_envs=3, steps=25, seed=7, autoreset="next_step", **co
     for t in range(steps):
         actions = random_actions(cpu, rng)
         cpu.step(actions)
-        gpu.step(cuda.to_device(actions) if t % 2 else actions)
+        gpu.step(_as_given(actions, t))
         worst = max(worst, compare_outputs(cpu, gpu, exactly, f"{game} step {t}"))
         if t == steps // 2:  # a masked reset midway, reseeding the episodes it restarts
             mask = np.arange(num_envs) % 2 == 0

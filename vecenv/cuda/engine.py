@@ -44,6 +44,14 @@ def _cast(src, dst):
 
 
 @cuda.jit
+def _cast_column(src, dst):
+    """``dst[i, 0] = src[i]``: ``_cast`` for (N,) actions of one agent."""
+    i = cuda.grid(1)
+    if i < dst.shape[0]:
+        dst[i, 0] = src[i]
+
+
+@cuda.jit
 def _fill(dst, value):
     """``dst[i, j] = value`` (the agents' actions before a ply, as the CPU's ``Seats`` sets)."""
     i = cuda.grid(1)
@@ -205,7 +213,14 @@ class CudaEngine:
         if a.dtype == self._act_dtype and a.is_c_contiguous():
             return a.reshape(*self._flat_shape)  # a view: no copy
         # Unsigned words past int64 wrap negative here, where the range check refuses them.
-        self._launch(_cast, a.reshape(*self._flat_shape) if a.is_c_contiguous() else a, self._flat)
+        if a.is_c_contiguous():
+            self._launch(_cast, a.reshape(*self._flat_shape), self._flat)
+        elif a.ndim == 1:
+            self._launch(_cast_column, a, self._flat)
+        elif a.ndim == 2:
+            self._launch(_cast, a, self._flat)
+        else:
+            raise ValueError(f"{self.name} actions of {a.ndim} dimensions must be contiguous")
         return self._flat
 
     def step(self, actions):
