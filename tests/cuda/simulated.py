@@ -46,6 +46,8 @@ def checks(game):
         yield "any_actions", lambda: sidebyside.any_actions(game)
     if game == ONE_AGENT_VECTOR:
         yield "vector_env", sidebyside.vector_env
+        # More episodes than one block of threads: the grid's second block, its last threads idle.
+        yield "two_blocks", lambda: sidebyside.trajectories(game, num_envs=130, steps=6)
 
 
 def main(games):

@@ -48,6 +48,7 @@ def test_every_game_is_checked(results):
     assert games == set(vecenv.list_envs())
     checks = {check for _, check in results}
     assert {"trajectories", "bad_actions", "state_round_trip", "agents", "vector_env"} <= checks
+    assert "two_blocks" in checks
     assert {"autoreset_same_step", "autoreset_disabled", "any_actions"} <= checks
 
 
