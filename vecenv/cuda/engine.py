@@ -136,6 +136,7 @@ class CudaEngine:
         self._high = cuda.to_device(self._act_high)
         self._flat = cuda.to_device(np.zeros(self._flat_shape, dtype=self._act_dtype))
         self._bad = cuda.to_device(np.array([n], dtype=np.int64))
+        self._bad_host = cuda.pinned_array(1, dtype=np.int64)  # read back every step: page-locked
         self._all = cuda.to_device(np.ones(n, dtype=np.bool_))
         self._words = np.zeros(n, dtype=np.uint64)  # host: the agents' streams derive from them
         self._words_dev = cuda.to_device(self._words)
@@ -240,7 +241,7 @@ class CudaEngine:
             self._states, self._cfg, flat, self._rewards, self._terminated, self._truncated,
             self._obs, self._final_obs, self._mode, self._max_steps, self._bad, agents,
         )  # fmt: skip
-        bad = int(self._bad.copy_to_host()[0])
+        bad = int(self._bad.copy_to_host(self._bad_host)[0])
         if bad < self.num_envs:
             self._bad.copy_to_device(np.array([self.num_envs], dtype=np.int64))
             row = flat[bad : bad + 1].copy_to_host()[0]
