@@ -153,8 +153,9 @@ class Retarget:
 
 
 def kernels(rules, agents, discrete):
-    """The GPU drivers of a game (a namespace of ``cuda_drivers.KERNELS``): compiled lazily on
-    the first launch of each, for the argument types it is given."""
+    """The GPU drivers of a game (a namespace of ``cuda_drivers.KERNELS``, and ``step_agents``
+    where the game has agents): compiled lazily on the first launch of each, for the argument
+    types it is given."""
     bindings = {
         "game_reset": rules.reset,
         "game_step": rules.step,
@@ -162,14 +163,17 @@ def kernels(rules, agents, discrete):
         "game_observe_step": getattr(rules, "observe_step", rules.observe),
         "game_act": agents.act if agents is not None else None,
         "ACTION_DISCRETE": bool(discrete),
+        "WITH_AGENTS": False,
     }
     retarget = Retarget(bindings)
-    return types.SimpleNamespace(
-        **{
-            name: retarget.function(getattr(cuda_drivers, name), kernel=True)
-            for name in cuda_drivers.KERNELS
-        }
-    )
+    found = {
+        name: retarget.function(getattr(cuda_drivers, name), kernel=True)
+        for name in cuda_drivers.KERNELS
+    }
+    if agents is not None:
+        with_agents = Retarget(dict(bindings, WITH_AGENTS=True))
+        found["step_agents"] = with_agents.function(cuda_drivers.step, kernel=True)
+    return types.SimpleNamespace(**found)
 
 
 def simulated_tuple(items):

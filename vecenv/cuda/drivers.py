@@ -12,6 +12,10 @@ Differences from the CPU drivers, all forced by the GPU:
   the range check is a kernel of its own (``check_actions``) that writes the first bad episode
   into ``bad[0]`` (``bad[0]`` starts at N); ``step`` then does nothing if it is below N. Both
   are queued back to back, the host reads ``bad`` once.
+- A kernel takes no None (numba-cuda passes no such argument), so the step with the built-in
+  agents is a variant of its own, ``step_agents``: this ``step`` compiled with ``WITH_AGENTS``
+  bound to True (numba prunes the branches on it); the plain step is handed a tuple of stand-in
+  arrays it never reads.
 - The agents' seats are visited in order instead of by the bits of the seats to move (CUDA has
   no ``trailing_zeros`` intrinsic for numba, and a thread's branches cost nothing extra).
 """
@@ -26,6 +30,7 @@ from vecenv.kernels.turns import ACTIVE
 # >>> bindings
 game_reset = game_step = game_observe = game_observe_step = game_act = None
 ACTION_DISCRETE = True
+WITH_AGENTS = False  # the step's variant: True for ``step_agents``
 # <<< bindings
 
 
@@ -93,8 +98,9 @@ def step(
 ):
     """Advance episode ``cuda.grid(1)`` unless ``check_actions`` found a bad action.
 
-    ``agents`` is None, or ``(kinds, memory, rngs, plies, returns, ends)`` as the CPU drivers'
-    ``step`` takes it: the built-in agents move first and the episode plays ``plies`` plies in a
+    ``agents`` is ``(kinds, memory, rngs, plies, returns, ends)`` as the CPU drivers' ``step``
+    takes it, read only by the ``WITH_AGENTS`` variant (``step_agents``): the built-in agents
+    move first and the episode plays ``plies`` plies in a
     row (an episode frozen by disabled autoreset stops); ``returns`` and ``ends`` add up every
     ply's rewards and episode ends.
     """
@@ -104,10 +110,10 @@ def step(
     s = states[i]
     cfg = cfgs[0]
     plies = 1
-    if agents is not None:
+    if WITH_AGENTS:
         kinds, memory, rngs, plies, returns, ends = agents
     for _ in range(plies):
-        if agents is not None and s.done == 0:
+        if WITH_AGENTS and s.done == 0:
             _act(s, cfg, obs, i, kinds, memory, rngs, actions)
         if s.done != 0:
             # The episode ended at the previous step: next-step autoreset starts a new one and
@@ -128,7 +134,7 @@ def step(
         trunc = s.step >= max_steps
         terminated[i] = term
         truncated[i] = trunc
-        if agents is not None:
+        if WITH_AGENTS:
             for k in range(rewards.shape[1]):
                 returns[i, k] += rewards[i, k]
             ends[i] += term or trunc

@@ -17,6 +17,7 @@ from numba import cuda
 
 from vecenv.engine import AUTORESET_MODES, Engine, _check_seed, fresh_seed
 from vecenv.kernels import rng
+from vecenv.kernels.agents import AGENT_RNG
 from vecenv.kernels.build import _agents_module
 from vecenv.kernels.state import SAME_STEP
 from vecenv.spec import is_integer
@@ -138,6 +139,17 @@ class CudaEngine:
         self._bad = cuda.to_device(np.array([n], dtype=np.int64))
         self._bad_host = cuda.pinned_array(1, dtype=np.int64)  # read back every step: page-locked
         self._all = cuda.to_device(np.ones(n, dtype=np.bool_))
+        # What the plain step is handed for the agents' arrays, which it never reads.
+        self._no_agents = simulated_tuple(
+            (
+                cuda.to_device(np.full((1, 2), -1, dtype=np.int64)),
+                cuda.to_device(np.zeros((1, 2, 1), dtype=np.int64)),
+                cuda.to_device(np.zeros((1, 2), dtype=AGENT_RNG)),
+                1,
+                cuda.to_device(np.zeros((1, 2), dtype=np.float64)),
+                cuda.to_device(np.zeros(1, dtype=np.int64)),
+            )
+        )
         self._words = np.zeros(n, dtype=np.uint64)  # host: the agents' streams derive from them
         self._words_dev = cuda.to_device(self._words)
         self.seed = fresh_seed() if seed is None else _check_seed(seed)
@@ -237,9 +249,10 @@ class CudaEngine:
         k = self._k
         self._launch(k.check_actions, flat, self._low, self._high, self._bad)
         self._launch(
-            k.step,
+            k.step if agents is None else k.step_agents,
             self._states, self._cfg, flat, self._rewards, self._terminated, self._truncated,
-            self._obs, self._final_obs, self._mode, self._max_steps, self._bad, agents,
+            self._obs, self._final_obs, self._mode, self._max_steps, self._bad,
+            self._no_agents if agents is None else agents,
         )  # fmt: skip
         bad = int(self._bad.copy_to_host(self._bad_host)[0])
         if bad < self.num_envs:

@@ -29,19 +29,19 @@ def signatures(engine):
     flags = types.boolean[::1]
     bad = types.int64[::1]
     step = (states, cfgs, flat, rewards, flags, flags, obs, obs, types.int64, types.int64, bad)
+    kinds = types.int64[:, ::1]
+    memory = types.int64[:, :, ::1]
+    rngs = types.Array(numba.from_dtype(AGENT_RNG), 2, "C")
+    agents = types.Tuple((kinds, memory, rngs, types.int64, rewards, types.int64[::1]))
     found = {
         "reset": ("reset", (states, cfgs, obs, flags, types.uint64[::1], types.boolean)
                   + (rewards, flags, flags)),
         "observe": ("observe", (states, cfgs, obs, flags)),
         "check_actions": ("check_actions", (flat, bounds, bounds, bad)),
-        "step": ("step", step + (types.none,)),
+        "step": ("step", step + (agents,)),
     }  # fmt: skip
     if _agents_module(engine.rules) is not None:
-        kinds = types.int64[:, ::1]
-        memory = types.int64[:, :, ::1]
-        rngs = types.Array(numba.from_dtype(AGENT_RNG), 2, "C")
-        agents = types.Tuple((kinds, memory, rngs, types.int64, rewards, types.int64[::1]))
-        found["step_agents"] = ("step", step + (agents,))
+        found["step_agents"] = ("step_agents", step + (agents,))
         found["act_agents"] = ("act_agents", (states, cfgs, obs, kinds, memory, rngs, flat))
     return found
 
