@@ -3,7 +3,6 @@ a construct CUDA cannot compile is reported naming the game, the function and th
 ``import vecenv`` stays free of numba.cuda."""
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -20,34 +19,12 @@ require_numba_cuda()
 
 ROOT = Path(__file__).resolve().parents[2]
 WALK = ROOT / "tests" / "games" / "walk"
-WORKERS = 2  # the games split between processes: NVVM's compiles take most of the time
 
 
 @pytest.fixture(scope="module")
-def compiled():
-    games = vecenv.list_envs()
-    env = dict(os.environ)
-    env.pop("NUMBA_ENABLE_CUDASIM", None)
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "tests.cuda.compiled", *games[k::WORKERS]],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for k in range(WORKERS)
-    ]
-    found = {}
-    for proc in procs:
-        out, err = proc.communicate(timeout=900)
-        assert proc.returncode == 0, err[-4000:]
-        for line in out.splitlines():
-            if line.startswith("{"):
-                row = json.loads(line)
-                found[row["game"]] = row
-    return found
+def compiled(cuda_workers):
+    """Each game's row from ``tests.cuda.compiled`` (run by ``conftest.py``)."""
+    return {row["game"]: row for worker in cuda_workers["compiled"] for row in worker.rows()}
 
 
 @pytest.mark.parametrize("game", vecenv.list_envs())

@@ -1,16 +1,11 @@
 """The GPU engine beside the CPU engine for every game, on numba's CUDA simulator (CI has no GPU).
 
 The simulator must be chosen before numba.cuda is first imported, and the rest of the suite uses
-the real numba.cuda, so one process of its own (``tests.cuda.simulated``) runs every check of
-``sidebyside`` on small batches; each check is reported here as a test of its own. Under the
+the real numba.cuda, so one process of its own (``tests.cuda.simulated``, started by
+``conftest.py``) runs every check of ``sidebyside`` on small batches; each check is reported here
+as a test of its own. Under the
 simulator the rules run as Python on the host's C library: every game matches bit for bit.
 """
-
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -20,27 +15,11 @@ from . import require_numba_cuda
 
 require_numba_cuda()
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture(scope="module")
-def results():
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONWARNINGS="ignore")
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.cuda.simulated"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert done.returncode == 0, done.stderr[-4000:]
-    found = {}
-    for line in done.stdout.splitlines():
-        if line.startswith("{"):
-            row = json.loads(line)
-            found[(row["game"], row["check"])] = row["error"]
-    return found
+def results(cuda_workers):
+    (worker,) = cuda_workers["simulated"]
+    return {(row["game"], row["check"]): row["error"] for row in worker.rows()}
 
 
 def test_every_game_is_checked(results):
