@@ -61,3 +61,22 @@ def uniform_choice(r, allowed):
                 return k
             pick -= 1
     return -1
+
+
+@nb.njit(cache=True, error_model="numpy")
+def uniform_equal(r, values, value):
+    """``uniform_choice(r, values == value)`` without making the mask (an allocation, which
+    the rules' CUDA code cannot make): the same draw, the same index."""
+    count = 0
+    for k in range(values.shape[0]):
+        if values[k] == value:
+            count += 1
+    if count == 0:
+        return -1
+    pick = integer(r, count)
+    for k in range(values.shape[0]):
+        if values[k] == value:
+            if pick == 0:
+                return k
+            pick -= 1
+    return -1

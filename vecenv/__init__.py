@@ -20,8 +20,17 @@ __version__ = "0.1.0"
 __all__ = ["Engine", "GameError", "__version__", "list_envs", "make", "register", "unregister"]
 
 
-def make(game, num_envs=1, seed=None, num_threads=1, autoreset="next_step", **configuration):
-    """Make an engine of ``num_envs`` episodes of ``game`` (see :class:`vecenv.engine.Engine`)."""
+def make(
+    game, num_envs=1, seed=None, num_threads=1, autoreset="next_step", device="cpu", **configuration
+):
+    """Make an engine of ``num_envs`` episodes of ``game`` (see :class:`vecenv.engine.Engine`);
+    ``device="cuda"`` keeps them on the GPU (:class:`vecenv.cuda.engine.CudaEngine`)."""
+    if device == "cuda":
+        from .cuda.engine import CudaEngine
+
+        return CudaEngine(game, num_envs, seed, num_threads, autoreset, **configuration)
+    if device != "cpu":
+        raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
     from .engine import Engine
 
     return Engine(game, num_envs, seed, num_threads, autoreset, **configuration)

@@ -31,8 +31,8 @@ the board array itself: same scores, same columns, same coins.
 The board array search plays and takes back checkers on one scratch board (the agent's
 ``memory``), the bitboard one keeps its positions in registers, so a call allocates nothing.
 ``MEMORY`` is therefore a function of the configuration, as a game's ``FIELDS`` may be:
-``MEMORY(config)`` is ``rows * columns`` words. Given a shorter ``memory``, the agent allocates its
-scratch board itself.
+``MEMORY(config)`` is ``rows * columns`` words. Given a shorter ``memory`` (never from the engine),
+negamax plays a uniform open column.
 
 ``negamax_column`` and ``negamax_scores`` are the search itself, for other callers and tests:
 ``negamax_column`` takes a coin mode (random, or Python's ``random.choice`` always returning the
@@ -461,11 +461,16 @@ def random_column(r, board, columns):
 
 @nb.njit(cache=True, error_model="numpy")
 def negamax_act(obs, i, player, cfg, memory, r):
-    """Negamax on a copy of the board in ``memory`` (or a fresh one when it is too short)."""
+    """Negamax on a copy of the board in ``memory``; with a ``memory`` shorter than the board
+    (the engine's agents always have ``MEMORY`` words) a uniform open column. Nothing here
+    allocates or copies arrays whole: the same code runs as CUDA code, which has neither."""
     view = obs[0][i]
     size = view.shape[0]
-    board = memory[:size] if memory.shape[0] >= size else np.empty(size, dtype=memory.dtype)
-    board[:] = view
+    if memory.shape[0] < size:
+        return random_column(r, view, cfg.columns)
+    board = memory[:size]
+    for c in range(size):
+        board[c] = view[c]
     return negamax_column(
         board, cfg.rows, cfg.columns, cfg.inarow, obs[1][i, player], DEPTH, r, COIN_RANDOM
     )

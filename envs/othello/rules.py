@@ -128,7 +128,8 @@ def hand_over(s, a):
 
 @nb.njit(cache=True, error_model="numpy")
 def reset(s, cfg):
-    s.board[:] = START
+    for k in range(SQUARES):  # a loop: an array copy would need numba's runtime, which CUDA lacks
+        s.board[k] = START[k]
     s.status[0] = ACTIVE
     s.status[1] = INACTIVE
     s.reward[:] = 0.0

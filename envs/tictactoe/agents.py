@@ -11,7 +11,7 @@ move: the agent answers -1, an action outside the schema (Kaggle's agents raise 
 
 import numba as nb
 
-from vecenv.kernels.agents import uniform_choice
+from vecenv.kernels.agents import uniform_equal
 
 from .rules import EMPTY, LINES
 
@@ -55,4 +55,4 @@ def act(kind, obs, i, player, step, cfg, memory, r):
         cell = completes(board, opponent)
         if cell >= 0:
             return cell
-    return uniform_choice(r, board == EMPTY)
+    return uniform_equal(r, board, EMPTY)

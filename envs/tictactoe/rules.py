@@ -112,7 +112,8 @@ def step(s, cfg, actions, rewards):
 @nb.njit(cache=True, error_model="numpy")
 def observe(s, cfg, obs, i):
     board = s.board
-    obs[0][i, :] = board
+    for k in range(board.shape[0]):  # a loop: an array copy would need numba's runtime (CUDA)
+        obs[0][i, k] = board[k]
     obs[1][i, 0] = 1
     obs[1][i, 1] = 2
     legal = obs[2][i]

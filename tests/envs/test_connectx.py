@@ -421,7 +421,7 @@ def set_position(engine, i, board, mark):
 
 def test_agents_follow_the_protocol(monkeypatch):
     """``act`` on the engine's observations: the seat's mark, the agent's stream, its memory as
-    scratch (any length), the observations left as they were."""
+    scratch (``MEMORY`` words or more), the observations left as they were."""
     module = kaggle_connectx()
     config = dict(rows=5, columns=4, inarow=3)
     assert agents.NAMES == ("random", "negamax")
@@ -438,7 +438,7 @@ def test_agents_follow_the_protocol(monkeypatch):
         set_position(engine, 1, board, mark)
         obs = tuple(engine.obs.values())
         before = [v.copy() for v in obs]
-        for memory in (np.zeros(20, np.int64), np.full(3, 5, np.int64), np.zeros(64, np.int64)):
+        for memory in (np.zeros(20, np.int64), np.full(64, 5, np.int64)):
             column = agents.act(agents.NEGAMAX, obs, 1, mark - 1, 0, cfg, memory, a_stream())
             assert column == expected
         for now, then in zip(obs, before, strict=True):

@@ -53,10 +53,11 @@ def uses_vector_face(spec):
     return bool(spec.gym.get("id")) and importlib.util.find_spec("vecenv.gym.vector") is not None
 
 
-def make_ours(spec, n, threads, seed):
-    """vecenv at N envs and T threads: its Gymnasium vector env, or the engine until one exists."""
+def make_ours(spec, n, threads, seed, device="cpu"):
+    """vecenv at N envs and T threads: its Gymnasium vector env, or the engine until one exists
+    (on the GPU, the engine, its actions already in GPU memory)."""
     rng = np.random.default_rng(seed)
-    if uses_vector_face(spec):
+    if uses_vector_face(spec) and device == "cpu":
         import gymnasium
 
         env = gymnasium.make_vec(f"vecenv/{spec.gym['id']}", num_envs=n, num_threads=threads)
@@ -65,7 +66,7 @@ def make_ours(spec, n, threads, seed):
         return Target(env.step, pool, env.close)
     import vecenv
 
-    engine = vecenv.make(spec.name, num_envs=n, seed=seed, num_threads=threads)
+    engine = vecenv.make(spec.name, num_envs=n, seed=seed, num_threads=threads, device=device)
     action = spec.action
     head = (n,) if spec.num_agents == 1 else (n, spec.num_agents)
     if action.discrete:
@@ -75,6 +76,10 @@ def make_ours(spec, n, threads, seed):
         lo, hi = action.low.reshape(action.shape), action.high.reshape(action.shape)
         size = head + action.shape
         pool = [rng.uniform(lo, hi, size=size).astype(action.dtype) for _ in range(POOL)]
+    if device == "cuda":
+        from numba import cuda
+
+        pool = [cuda.to_device(a) for a in pool]
     return Target(engine.step, pool, lambda: None)
 
 
@@ -172,7 +177,9 @@ def cmd_bench(args, out):
     seconds = DEFAULT_SECONDS if args.steps is None and args.seconds is None else args.seconds
     mode = None if args.no_gym else gym_mode(gym_id)
 
-    if uses_vector_face(spec):
+    if args.device == "cuda":
+        ours_label = f"vecenv.make('{spec.name}', num_envs=N, device='cuda').step"
+    elif uses_vector_face(spec):
         ours_label = f"gymnasium.make_vec('vecenv/{gym_id}', num_envs=N, num_threads=T)"
     else:
         ours_label = f"vecenv.make('{spec.name}', num_envs=N, num_threads=T).step"
@@ -215,8 +222,8 @@ def cmd_bench(args, out):
         for t in threads:
             progress.update(done, f"vecenv N={n} threads={t}", force=True)
             try:
-                target = make_ours(spec, n, t, args.seed)
-            except ValueError as e:
+                target = make_ours(spec, n, t, args.seed, args.device)
+            except (ValueError, RuntimeError) as e:
                 raise CliError(str(e)) from None
             try:
                 rate = measure(target, n, args.steps, seconds, args.repeats)
@@ -255,6 +262,9 @@ def add_parser(sub):
         "--repeats", type=int, default=3, help="runs per figure; the median counts (default 3)"
     )
     bench.add_argument("--seed", type=int, default=0, help="seed of the envs and the actions")
+    bench.add_argument(
+        "--device", choices=("cpu", "cuda"), default="cpu", help="where vecenv runs (default cpu)"
+    )
     bench.add_argument("--no-gym", action="store_true", help="skip Gymnasium's vector env")
     bench.add_argument("--plot", metavar="FILE.png", help="save a log-log plot (matplotlib)")
     bench.set_defaults(func=cmd_bench)

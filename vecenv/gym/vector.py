@@ -1,5 +1,7 @@
 """``gymnasium.vector.VectorEnv`` over the engine (``gymnasium.make_vec("vecenv/CartPole-v1")``)."""
 
+import functools
+
 import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode
@@ -24,6 +26,8 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         copy: return fresh arrays from ``reset``/``step`` (True, as gymnasium's vector envs) or
             views of buffers that the next call overwrites (False, saves a copy per call).
         seed: the seed used until ``reset(seed=...)`` gives another.
+        device: "cpu", or "cuda" for the GPU engine (one-agent games): observations, rewards and
+            flags are then CUDA arrays (``vecenv.cuda``), actions host or CUDA arrays.
         **configuration: the game's configuration.
     """
 
@@ -40,13 +44,19 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         autoreset_mode=AutoresetMode.NEXT_STEP,
         copy=True,
         seed=None,
+        device="cpu",
         **configuration,
     ):
         game = game or self.game
         if game is None:
             raise ValueError("GameVectorEnv needs a game")
         mode = autoreset_mode_name = autoreset_mode_of(autoreset_mode)
-        self._engine = engine_for(
+        make = engine_for
+        if device != "cpu":
+            from vecenv.cuda.vector import engine_for_device as make
+
+            make = functools.partial(make, device=device)
+        self._engine = make(
             game,
             num_envs=num_envs,
             seed=seed,
@@ -79,6 +89,11 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         self._rewards = engine.rewards.reshape(self.num_envs)
         self._terminated = engine.terminated
         self._truncated = engine.truncated
+        self._copy = spaces.copy_obs
+        if device != "cpu":
+            from vecenv.cuda.vector import copy_buffers, to_host
+
+            self._copy, self._host = copy_buffers, to_host
 
     @property
     def engine(self):
@@ -110,21 +125,25 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         return self._out(self._obs), {}
 
     def _out(self, arr):
-        return spaces.copy_obs(arr) if self.copy else arr
+        return self._copy(arr) if self.copy else arr
+
+    @staticmethod
+    def _host(arr):
+        return arr
 
     def step(self, actions):
         self._engine.step(actions)
         infos = {}
         if self._final_obs is not None:
-            done = self._terminated | self._truncated
+            done = self._host(self._terminated) | self._host(self._truncated)
             if done.any():
                 infos = self._final_infos(done)
         if self.copy:
             return (
-                spaces.copy_obs(self._obs),
-                self._rewards.copy(),
-                self._terminated.copy(),
-                self._truncated.copy(),
+                self._copy(self._obs),
+                self._copy(self._rewards),
+                self._copy(self._terminated),
+                self._copy(self._truncated),
                 infos,
             )
         return self._obs, self._rewards, self._terminated, self._truncated, infos
@@ -133,7 +152,7 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         """Same-step autoreset's infos, laid out as gymnasium's ``_add_info`` lays them."""
         final = np.full(self.num_envs, None, dtype=object)
         for i in np.flatnonzero(done):
-            final[i] = spaces.episode_obs(self._final_obs, i)
+            final[i] = spaces.episode_obs(self._host(self._final_obs), i)
         return {
             "final_obs": final,
             "_final_obs": done.copy(),

@@ -1,0 +1,290 @@
+"""The GPU engine beside the CPU engine: the checks every game passes, on the simulator or a GPU.
+
+Each check builds both engines with the same seed and arguments, drives them with the same inputs
+and compares every output. Under numba's CUDA simulator the rules run as Python on the host's C
+library, so every game matches bit for bit. On a GPU, integer games (no float in their state but
+rewards) match bit for bit; float games within ``TOLERANCE`` (the GPU's math library and its fused
+multiply-adds differ from glibc's in the last bits).
+
+Run by ``test_simulator.py`` in a process of its own (``python -m tests.cuda.simulated``) and by
+``test_gpu.py`` in the test process on a real GPU.
+"""
+
+import numba
+import numpy as np
+from numba import cuda
+
+import vecenv
+from vecenv.selfplay import Seats
+
+# rtol, atol of float fields on a GPU, by dtype (short runs: a few dozen steps).
+TOLERANCE = {np.dtype(np.float32): (1e-5, 1e-6), np.dtype(np.float64): (1e-9, 1e-12)}
+
+
+def float_game(engine):
+    """Whether a game's state holds floats beyond its rewards (its math runs in floats)."""
+    dtype = engine.state_dtype
+    return any(dtype[n].base.kind == "f" for n in dtype.names if n != "reward")
+
+
+def _exact(engine):
+    """Whether the GPU engine must match this game bit for bit here."""
+    return numba.config.ENABLE_CUDASIM or not float_game(engine)
+
+
+def host(a):
+    return a.copy_to_host() if hasattr(a, "copy_to_host") else np.asarray(a)
+
+
+def same(a, b, exactly, what):
+    """Compare the CPU's ``a`` to the GPU's ``b``; returns the largest absolute deviation."""
+    b = host(b)
+    a = np.asarray(a)
+    assert a.shape == b.shape and a.dtype == b.dtype, (what, a.shape, b.shape, a.dtype, b.dtype)
+    if exactly or a.dtype.kind != "f":
+        np.testing.assert_array_equal(a, b, err_msg=what)
+        return 0.0
+    rtol, atol = TOLERANCE[a.dtype]
+    np.testing.assert_allclose(b, a, rtol=rtol, atol=atol, err_msg=what)
+    return float(np.max(np.abs(a.astype(np.float64) - b), initial=0.0))
+
+
+def random_actions(engine, rng):
+    shape = (engine.num_envs, engine.num_agents) + engine.action.shape
+    low, high = engine.action.low, engine.action.high
+    if engine.action.discrete:
+        return rng.integers(np.min(low), np.max(high) + 1, size=shape)
+    return rng.uniform(np.broadcast_to(low, shape), np.broadcast_to(high, shape))
+
+
+def compare_outputs(cpu, gpu, exactly, what):
+    worst = 0.0
+    for name in cpu.obs:
+        worst = max(worst, same(cpu.obs[name], gpu.obs[name], exactly, f"{what}: obs {name}"))
+    if cpu.final_obs is not None:
+        for name in cpu.final_obs:
+            same(cpu.final_obs[name], gpu.final_obs[name], exactly, f"{what}: final {name}")
+    worst = max(worst, same(cpu.rewards, gpu.rewards, exactly, f"{what}: rewards"))
+    same(cpu.terminated, gpu.terminated, True, f"{what}: terminated")
+    same(cpu.truncated, gpu.truncated, True, f"{what}: truncated")
+    return worst
+
+
+def _as_given(actions, t):
+    """Actions as a caller may hand them over, by turns: a host array, a device array, a strided
+    device view (a column slice of a wider device array), in another integer dtype."""
+    if t % 3 == 0:
+        return actions
+    if t % 3 == 1:
+        return cuda.to_device(actions)
+    flat = actions.reshape(actions.shape[0], -1)
+    if flat.dtype.kind in "iu":
+        flat = flat.astype(np.int32)
+    wide = cuda.to_device(np.concatenate([flat, flat], axis=1))
+    return wide[:, : flat.shape[1]]
+
+
+def trajectories(game, num_envs=3, steps=25, seed=7, autoreset="next_step", **config):
+    """Random actions, host and device arrays in turn: the same outputs and records at every
+    step. Returns the largest float deviation seen."""
+    cpu = vecenv.make(game, num_envs, seed=seed, autoreset=autoreset, **config)
+    gpu = vecenv.make(game, num_envs, seed=seed, autoreset=autoreset, device="cuda", **config)
+    exactly = _exact(cpu)
+    worst = compare_outputs(cpu, gpu, exactly, f"{game} reset")
+    rng = np.random.default_rng(seed)
+    for t in range(steps):
+        actions = random_actions(cpu, rng)
+        cpu.step(actions)
+        gpu.step(_as_given(actions, t))
+        worst = max(worst, compare_outputs(cpu, gpu, exactly, f"{game} step {t}"))
+        if t == steps // 2:  # a masked reset midway, reseeding the episodes it restarts
+            mask = np.arange(num_envs) % 2 == 0
+            cpu.reset(seed=seed + 1, mask=mask)
+            gpu.reset(seed=seed + 1, mask=mask)
+            worst = max(worst, compare_outputs(cpu, gpu, exactly, f"{game} reset {t}"))
+    if exactly:
+        assert (cpu.get_state() == gpu.get_state()).all()
+    return worst
+
+
+def bad_actions(game, num_envs=3, seed=3):
+    """A bad action raises ValueError naming the first bad episode, and no episode moves."""
+    cpu = vecenv.make(game, num_envs, seed=seed)
+    gpu = vecenv.make(game, num_envs, seed=seed, device="cuda")
+    actions = random_actions(cpu, np.random.default_rng(seed))
+    if cpu.action.discrete:
+        actions[1, ...] = np.max(cpu.action.high) + 1
+        actions[2, ...] = np.min(cpu.action.low) - 1
+    else:
+        actions = actions.astype(np.float64)
+        actions[1, ...] = np.nan
+    before = gpu.get_state()
+    for given in (actions, cuda.to_device(actions)):
+        try:
+            gpu.step(given)
+        except ValueError as exc:
+            assert "env 1" in str(exc), str(exc)
+        else:
+            raise AssertionError(f"{game}: a bad action was taken")
+        assert (gpu.get_state() == before).all(), f"{game}: an episode moved"
+    good = random_actions(cpu, np.random.default_rng(seed + 1))
+    cpu.step(good)
+    gpu.step(good)
+    compare_outputs(cpu, gpu, _exact(cpu), f"{game} after bad actions")
+    for wrong in (good.astype(np.float32) + 0.5, good[:-1]):
+        if wrong.dtype.kind == "f" and not cpu.action.discrete:
+            continue
+        try:
+            gpu.step(wrong)
+        except ValueError:
+            pass
+        else:
+            raise AssertionError(f"{game}: actions of dtype {wrong.dtype} {wrong.shape} taken")
+
+
+def state_round_trip(game, num_envs=3, seed=5, steps=6):
+    """Records move between host and device: a GPU engine's records continue on the CPU and the
+    CPU's on the GPU, the same; a record the rules cannot run is refused, changing nothing."""
+    cpu = vecenv.make(game, num_envs, seed=seed)
+    gpu = vecenv.make(game, num_envs, seed=seed + 1, device="cuda")
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        cpu.step(random_actions(cpu, rng))
+    gpu.set_state(cpu.get_state())
+    exactly = _exact(cpu)
+    assert (gpu.get_state() == cpu.get_state()).all()
+    for name in cpu.obs:
+        same(cpu.obs[name], gpu.obs[name], exactly, f"{game} set_state obs {name}")
+    for _ in range(steps):
+        actions = random_actions(cpu, rng)
+        cpu.step(actions)
+        gpu.step(actions)
+        compare_outputs(cpu, gpu, exactly, f"{game} after set_state")
+    one = gpu.get_state(1)
+    cpu.set_state(one, 0)
+    gpu.set_state(one, 0)
+    compare_outputs(cpu, gpu, exactly, f"{game} one record")
+    bad = gpu.get_state()
+    bad["done"][2] = 9
+    before = gpu.get_state()
+    try:
+        gpu.set_state(bad)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError(f"{game}: a bad record was taken")
+    assert (gpu.get_state() == before).all()
+
+
+def agents(game, num_envs=4, seed=11, plies=3, calls=6, pair=(0, -1)):
+    """The built-in agents' moves in the step kernel (``vecenv.cuda.selfplay.DeviceSeats``),
+    several plies a call: the same moves, records and totals as the CPU's ``Seats``. ``pair``
+    picks the two agents (indices into the game's names): by default the first against the
+    last."""
+    from vecenv.cuda.selfplay import DeviceSeats
+
+    cpu = vecenv.make(game, num_envs, seed=seed, autoreset="disabled")
+    gpu = vecenv.make(game, num_envs, seed=seed, autoreset="disabled", device="cuda")
+    table, seats = Seats(cpu), DeviceSeats(gpu)
+    seat = np.arange(num_envs) % 2
+    for agent, seat_of in ((table.names[pair[0]], seat), (table.names[pair[1]], 1 - seat)):
+        table.assign(agent, seat_of)
+        seats.assign(agent, seat_of)
+    for _ in range(calls):
+        table.step(plies)
+        seats.step(plies)
+        compare_outputs(cpu, gpu, True, f"{game} agents")
+        assert (cpu.get_state() == gpu.get_state()).all()
+        for name in ("actions", "returns", "ends", "memory", "rngs"):
+            got = host(getattr(seats, name))
+            want = getattr(table, name).reshape(got.shape)
+            np.testing.assert_array_equal(want, got, err_msg=f"{game} {name}")
+
+
+def vector_env(game="CartPole-v1", num_envs=3, seed=2, steps=12):
+    """Gymnasium's VectorEnv with ``device="cuda"``: CUDA arrays out, the CPU's values."""
+    import gymnasium
+
+    ids = f"vecenv/{game}"
+    cpu = gymnasium.make_vec(ids, num_envs=num_envs, vectorization_mode="vector_entry_point")
+    gpu = gymnasium.make_vec(
+        ids, num_envs=num_envs, vectorization_mode="vector_entry_point", device="cuda"
+    )
+    obs_c, _ = cpu.reset(seed=seed)
+    obs_g, _ = gpu.reset(seed=seed)
+    exactly = _exact(cpu.unwrapped.engine)
+    same(obs_c, obs_g, exactly, "vector reset")
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        actions = rng.integers(0, 2, size=num_envs)
+        out_c = cpu.step(actions)
+        out_g = gpu.step(cuda.to_device(actions))
+        for a, b in zip(out_c[:4], out_g[:4], strict=True):
+            assert hasattr(b, "copy_to_host")
+            same(a, b, exactly, "vector step")
+
+
+CHECKS = {
+    "trajectories": trajectories,
+    "bad_actions": bad_actions,
+    "state_round_trip": state_round_trip,
+}
+
+
+def any_actions(game, num_envs=3, examples=40):
+    """Hypothesis: actions of any dtype, shape and values, on the host or the device: the GPU
+    engine refuses exactly what the CPU engine refuses (ValueError, no episode moving) and takes
+    the rest as the CPU engine does."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    from hypothesis.extra import numpy as hnp
+
+    cpu = vecenv.make(game, num_envs, seed=1)
+    gpu = vecenv.make(game, num_envs, seed=1, device="cuda")
+    width = cpu.num_agents * int(np.prod(cpu.action.shape, dtype=np.int64))
+    shapes = st.sampled_from(
+        [(num_envs, cpu.num_agents) + cpu.action.shape, (num_envs, width), (num_envs,)]
+        + [(num_envs + 1, width), (num_envs, width + 1)]
+    )
+    dtypes = st.sampled_from([np.int64, np.int32, np.uint8, np.uint64, np.float64, np.float32])
+    arrays = st.tuples(dtypes, shapes).flatmap(
+        lambda ds: hnp.arrays(ds[0], ds[1], elements=_elements(ds[0], cpu))
+    )
+
+    @settings(max_examples=examples, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(actions=arrays, on_device=st.booleans())
+    def check(actions, on_device):
+        before = gpu.get_state()
+        try:
+            cpu.step(actions)
+        except ValueError:
+            refused = True
+        else:
+            refused = False
+        try:
+            gpu.step(cuda.to_device(actions) if on_device else actions)
+        except ValueError:
+            assert refused, f"{game}: the GPU refused actions the CPU took: {actions!r}"
+            assert (gpu.get_state() == before).all()
+            return
+        assert not refused, f"{game}: the GPU took actions the CPU refused: {actions!r}"
+        compare_outputs(cpu, gpu, _exact(cpu), f"{game} any actions")
+
+    check()
+
+
+def _elements(dtype, engine):
+    from hypothesis import strategies as st
+
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        bits = dtype.itemsize * 8
+        finite = st.floats(-3, 3, width=bits)
+        return st.one_of(finite, finite, finite, st.sampled_from([np.nan, np.inf, -np.inf]))
+    info = np.iinfo(dtype)
+    edge = st.sampled_from([info.min, info.max, 0, 1])
+    low, high = int(np.min(engine.action.low)), int(np.max(engine.action.high))
+    valid = st.integers(max(info.min, low), min(info.max, high))
+    near = st.integers(max(info.min, low - 1), min(info.max, high + 1))
+    return st.one_of(valid, valid, valid, valid, near, edge)  # mostly rows the engines take

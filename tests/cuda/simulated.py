@@ -1,0 +1,69 @@
+"""Runs ``sidebyside``'s checks for every game on numba's CUDA simulator, in a process of its own
+(the simulator must be chosen before numba.cuda is first imported, and the rest of the suite
+uses the real numba.cuda). Prints one JSON line per check: ``{"game", "check", "error"}``.
+
+    python -m tests.cuda.simulated [game ...]
+"""
+
+import os
+import sys
+
+os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+
+import json  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+import warnings  # noqa: E402
+
+import vecenv  # noqa: E402
+from vecenv import registry  # noqa: E402
+
+from . import sidebyside  # noqa: E402
+
+ONE_AGENT_VECTOR = "cartpole"
+AUTORESET_GAMES = ("cartpole", "connectx", "catch", "pendulum")
+ANY_ACTIONS_GAMES = (
+    "cartpole",
+    "connectx",
+    "pendulum",
+)  # discrete one-agent, two-agent, continuous
+# Agents whose code needs numba's integer typing, which the simulator's Python lacks (connectx's
+# negamax shifts uint64 bitboards by int64 counts): their moves are checked on a GPU only
+# (``test_gpu.py``) and their kernels compiled to PTX (``test_ptx.py``).
+SIMULATED_AGENTS = {"connectx": (0, 0)}
+
+
+def checks(game):
+    yield "trajectories", lambda: sidebyside.trajectories(game)
+    yield "bad_actions", lambda: sidebyside.bad_actions(game)
+    yield "state_round_trip", lambda: sidebyside.state_round_trip(game)
+    if game in AUTORESET_GAMES:
+        for mode in ("same_step", "disabled"):
+            yield f"autoreset_{mode}", lambda m=mode: sidebyside.trajectories(game, autoreset=m)
+    if registry.game_module(game, "agents") is not None:
+        yield "agents", lambda: sidebyside.agents(game, pair=SIMULATED_AGENTS.get(game, (0, -1)))
+    if game in ANY_ACTIONS_GAMES:
+        yield "any_actions", lambda: sidebyside.any_actions(game)
+    if game == ONE_AGENT_VECTOR:
+        yield "vector_env", sidebyside.vector_env
+        # More episodes than one block of threads: the grid's second block, its last threads idle.
+        yield "two_blocks", lambda: sidebyside.trajectories(game, num_envs=130, steps=6)
+
+
+def main(games):
+    warnings.simplefilter("ignore")  # numpy's scalar overflow warnings: the RNG wraps on purpose
+    for game in games or vecenv.list_envs():
+        for name, run in checks(game):
+            start = time.perf_counter()
+            try:
+                run()
+                error = None
+            except Exception:
+                error = traceback.format_exc()
+            seconds = round(time.perf_counter() - start, 2)
+            print(json.dumps({"game": game, "check": name, "error": error, "seconds": seconds}))
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,90 @@
+"""On a real GPU (skipped without one): every check of ``sidebyside`` for every game, for real and
+on larger batches, a throughput sanity check and the zero-copy hand-off to PyTorch."""
+
+import time
+
+import numba
+import numpy as np
+import pytest
+
+import vecenv
+from vecenv import registry
+
+from . import require_numba_cuda
+
+require_numba_cuda()
+
+from . import sidebyside  # noqa: E402
+
+
+def _gpu():
+    if numba.config.ENABLE_CUDASIM:
+        return False
+    try:
+        from numba import cuda
+
+        return cuda.is_available()
+    except Exception:
+        return False
+
+
+pytestmark = pytest.mark.skipif(not _gpu(), reason="no CUDA GPU here")
+
+GAMES = vecenv.list_envs()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_game_matches_the_cpu_engine(game):
+    worst = sidebyside.trajectories(game, num_envs=257, steps=200)
+    print(f"{game}: largest float deviation from the CPU engine over 200 steps: {worst:.3g}")
+    sidebyside.bad_actions(game, num_envs=300)
+    sidebyside.state_round_trip(game, num_envs=130)
+    for mode in ("same_step", "disabled"):
+        sidebyside.trajectories(game, num_envs=129, steps=60, autoreset=mode)
+    if registry.game_module(game, "agents") is not None:
+        sidebyside.agents(game, num_envs=130, calls=10)
+
+
+def test_vector_env():
+    sidebyside.vector_env(num_envs=300, steps=100)
+
+
+def test_throughput_sanity():
+    """CartPole at N = 2^20 steps at least 10^7 env-steps/s: a hundredth of the target, a floor
+    that only a broken launch (one thread, a copy per step) falls under."""
+    from numba import cuda
+
+    n, steps = 2**20, 20
+    engine = vecenv.make("cartpole", n, seed=0, device="cuda")
+    actions = cuda.to_device(np.random.default_rng(0).integers(0, 2, (n, 1)))
+    engine.step(actions)
+    cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(steps):
+        engine.step(actions)
+    cuda.synchronize()
+    rate = n * steps / (time.perf_counter() - start)
+    print(f"CartPole N={n}: {rate:.3g} env-steps/s")
+    assert rate > 1e7
+
+
+def test_torch_zero_copy():
+    """Observations reach PyTorch without a copy (the tensor is the engine's buffer), and a
+    policy's actions come back as a CUDA tensor, also without a copy."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch here has no CUDA")
+    n = 4096
+    engine = vecenv.make("cartpole", n, seed=3, device="cuda")
+    cpu = vecenv.make("cartpole", n, seed=3)
+    buffer = engine.obs["obs"]
+    obs = torch.as_tensor(buffer, device="cuda")
+    assert obs.data_ptr() == buffer.__cuda_array_interface__["data"][0]
+    policy = torch.nn.Linear(4, 2).cuda()
+    for _ in range(50):
+        with torch.no_grad():
+            actions = policy(obs.view(n, 4)).argmax(-1).view(n, 1)
+        cpu.step(actions.cpu().numpy())
+        engine.step(actions)  # a CUDA tensor: read where it lies
+        # The same tensor now holds the new observations: it is the engine's buffer.
+        np.testing.assert_allclose(obs.cpu().numpy(), cpu.obs["obs"], rtol=1e-5, atol=1e-6)

@@ -1,0 +1,89 @@
+"""Every game's GPU kernels compile to PTX for two architectures (sm_80, sm_90) without a GPU;
+a construct CUDA cannot compile is reported naming the game, the function and the construct;
+``import vecenv`` stays free of numba.cuda."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import vecenv
+from vecenv import registry
+
+from . import require_numba_cuda
+
+require_numba_cuda()
+
+ROOT = Path(__file__).resolve().parents[2]
+WALK = ROOT / "tests" / "games" / "walk"
+
+
+@pytest.fixture(scope="module")
+def compiled(cuda_workers):
+    """Each game's row from ``tests.cuda.compiled`` (run by ``conftest.py``)."""
+    return {row["game"]: row for worker in cuda_workers["compiled"] for row in worker.rows()}
+
+
+@pytest.mark.parametrize("game", vecenv.list_envs())
+def test_kernels_compile_to_ptx(compiled, game):
+    row = compiled[game]
+    assert row["error"] is None, row["error"]
+    labels = {"reset", "observe", "check_actions", "step"}
+    if registry.game_module(game, "agents") is not None:
+        labels |= {"step_agents", "act_agents"}
+    got = {(label, arch) for label, arch, size in row["kernels"] if size > 0}
+    assert got == {(label, arch) for label in labels for arch in ("sm_80", "sm_90")}
+
+
+def test_an_unsupported_construct_names_game_function_and_construct(tmp_path):
+    from vecenv.cuda.compile import UnsupportedConstruct
+    from vecenv.cuda.ptx import ptx
+
+    folder = tmp_path / "scratchwalk"
+    shutil.copytree(WALK, folder)
+    (folder / "walk.json").rename(folder / "scratchwalk.json")
+    spec = json.loads((folder / "scratchwalk.json").read_text())
+    spec["name"], spec["gym"]["id"] = "scratchwalk", "ScratchWalk-v0"
+    (folder / "scratchwalk.json").write_text(json.dumps(spec))
+    rules = folder / "rules.py"
+    source = rules.read_text()
+    allocating = "    scratch = np.zeros(3)  # CUDA code cannot allocate\n"
+    source = source.replace(
+        "def step(s, cfg, actions, rewards):\n",
+        "def step(s, cfg, actions, rewards):\n" + allocating + "    rewards[0] = scratch[0]\n",
+    )
+    rules.write_text(source)
+    name = vecenv.register(folder)
+    try:
+        with pytest.raises(UnsupportedConstruct) as info:
+            ptx(name, only=["step"])
+    finally:
+        vecenv.unregister(name)
+    first = str(info.value).splitlines()[0]
+    line = source.splitlines().index(allocating.rstrip("\n")) + 1
+    assert first.startswith("scratchwalk: the rules do not compile for CUDA: function step (")
+    assert f"rules.py, line {line}): `scratch = np.zeros(3)" in first
+    assert "zeros" in first.split("`: ", 1)[1]
+
+
+def test_target_capability_is_given_back():
+    from numba.cuda import dispatcher
+
+    from vecenv.cuda.compile import target_capability
+
+    before = dispatcher.get_current_device
+    with target_capability((8, 6)):
+        assert dispatcher.get_current_device().compute_capability == (8, 6)
+    assert dispatcher.get_current_device is before
+    with pytest.raises(RuntimeError), target_capability((9, 0)):
+        raise RuntimeError
+    assert dispatcher.get_current_device is before
+
+
+def test_import_vecenv_leaves_numba_cuda_alone():
+    code = "import sys, vecenv; vecenv.make('cartpole', 2); print('numba.cuda' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

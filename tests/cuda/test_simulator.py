@@ -1,0 +1,37 @@
+"""The GPU engine beside the CPU engine for every game, on numba's CUDA simulator (CI has no GPU).
+
+The simulator must be chosen before numba.cuda is first imported, and the rest of the suite uses
+the real numba.cuda, so one process of its own (``tests.cuda.simulated``, started by
+``conftest.py``) runs every check of ``sidebyside`` on small batches; each check is reported here
+as a test of its own. Under the
+simulator the rules run as Python on the host's C library: every game matches bit for bit.
+"""
+
+import pytest
+
+import vecenv
+
+from . import require_numba_cuda
+
+require_numba_cuda()
+
+
+@pytest.fixture(scope="module")
+def results(cuda_workers):
+    (worker,) = cuda_workers["simulated"]
+    return {(row["game"], row["check"]): row["error"] for row in worker.rows()}
+
+
+def test_every_game_is_checked(results):
+    games = {game for game, _ in results}
+    assert games == set(vecenv.list_envs())
+    checks = {check for _, check in results}
+    assert {"trajectories", "bad_actions", "state_round_trip", "agents", "vector_env"} <= checks
+    assert "two_blocks" in checks
+    assert {"autoreset_same_step", "autoreset_disabled", "any_actions"} <= checks
+
+
+@pytest.mark.parametrize("game", vecenv.list_envs())
+def test_game_matches_the_cpu_engine(results, game):
+    failed = {check: error for (g, check), error in results.items() if g == game and error}
+    assert not failed, "\n\n".join(f"{check}:\n{error}" for check, error in failed.items())

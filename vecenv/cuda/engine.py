@@ -1,0 +1,333 @@
+"""The engine on a GPU: N episodes of one game, their records and every output in GPU memory.
+
+``CudaEngine`` has the CPU engine's API (``vecenv.make(..., device="cuda")`` makes one): the same
+arguments, checks and trajectories, computed by the game's own rules compiled as CUDA code
+(``vecenv.cuda.compile``), one thread per episode. Its observations, rewards and end flags are
+numba device arrays: ``__cuda_array_interface__`` hands them to PyTorch
+(``torch.as_tensor(a, device="cuda")``), CuPy (``cupy.asarray``) or any consumer of that interface
+without a copy. Actions may be host arrays or any CUDA array (PyTorch, CuPy, JAX, numba).
+
+A ``step`` queues two kernels (the action check, then the step, which does nothing if the check
+found a bad action) and reads back one word: the first bad episode, raised as ValueError before
+any episode moves, as on the CPU.
+"""
+
+import numpy as np
+from numba import cuda
+
+from vecenv.engine import AUTORESET_MODES, Engine, _check_seed, fresh_seed
+from vecenv.kernels import rng
+from vecenv.kernels.agents import AGENT_RNG
+from vecenv.kernels.build import _agents_module
+from vecenv.kernels.state import SAME_STEP
+from vecenv.spec import is_integer
+
+from .compile import describe_error, kernels, simulated_tuple
+
+THREADS_PER_BLOCK = 128
+_KERNELS = {}  # (game, discrete) -> the game's compiled GPU drivers
+
+
+def _game_kernels(name, rules, discrete):
+    key = (name, id(rules), discrete)
+    if key not in _KERNELS:
+        _KERNELS[key] = kernels(rules, _agents_module(rules), discrete)
+    return _KERNELS[key]
+
+
+@cuda.jit
+def _cast(src, dst):
+    """``dst[i, j] = src[i, j]`` in ``dst``'s dtype (actions of another type or layout)."""
+    i = cuda.grid(1)
+    if i < dst.shape[0]:
+        for j in range(dst.shape[1]):
+            dst[i, j] = src[i, j]
+
+
+@cuda.jit
+def _cast_column(src, dst):
+    """``dst[i, 0] = src[i]``: ``_cast`` for (N,) actions of one agent."""
+    i = cuda.grid(1)
+    if i < dst.shape[0]:
+        dst[i, 0] = src[i]
+
+
+@cuda.jit
+def _fill(dst, value):
+    """``dst[i, j] = value`` (the agents' actions before a ply, as the CPU's ``Seats`` sets)."""
+    i = cuda.grid(1)
+    if i < dst.shape[0]:
+        for j in range(dst.shape[1]):
+            dst[i, j] = value
+
+
+def _on_device(a):
+    return hasattr(a, "__cuda_array_interface__")
+
+
+class CudaEngine:
+    """N parallel episodes of one game on the GPU: the arguments of :class:`vecenv.engine.Engine`
+    (``num_threads`` and ``parallel`` are accepted and mean nothing here)."""
+
+    device = "cuda"
+
+    def __init__(
+        self,
+        game,
+        num_envs=1,
+        seed=None,
+        num_threads=1,
+        autoreset="next_step",
+        max_episode_steps=None,
+        parallel=None,
+        **configuration,
+    ):
+        if not is_integer(num_envs) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if not cuda.is_available():
+            raise RuntimeError(
+                "device='cuda' needs a CUDA GPU and its driver, and none is usable here "
+                "(NUMBA_ENABLE_CUDASIM=1, set before numba.cuda is imported, runs numba's "
+                "simulator instead)"
+            )
+        # A one-episode CPU engine checks every argument as the CPU engine does, and holds what
+        # the host keeps: the spec, the configuration record, the state checks.
+        host = Engine(
+            game, 1, seed=0, autoreset=autoreset, max_episode_steps=max_episode_steps,
+            **configuration,
+        )  # fmt: skip
+        self._host = host
+        self.spec, self.name, self.config = host.spec, host.name, host.config
+        self.num_envs = n = int(num_envs)
+        self.num_threads = 1
+        self.num_agents = a = host.num_agents
+        self.autoreset = host.autoreset
+        self._mode = AUTORESET_MODES[self.autoreset]
+        self.max_episode_steps, self._max_steps = host.max_episode_steps, host._max_steps
+        self.observation, self.action, self.rules = host.observation, host.action, host.rules
+        self.state_dtype = host.state_dtype
+        self._act_width, self._act_dtype = host._act_width, host._act_dtype
+        self._act_low, self._act_high = host._act_low, host._act_high
+        self._flat_shape = (n, self._act_width)
+        self._act_shapes = (
+            (n, a) + self.action.shape,
+            (n,) + self.action.shape if a == 1 else None,
+        )
+        self._k = _game_kernels(self.name, self.rules, self.action.discrete)
+        self._grid = ((n + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK, min(n, THREADS_PER_BLOCK))
+
+        self._states = cuda.to_device(np.zeros(n, dtype=self.state_dtype))
+        self._cfg = cuda.to_device(host._cfg)
+        self._obs = tuple(
+            cuda.to_device(np.zeros(self._obs_shape(f), f.dtype)) for f in host.observation
+        )
+        self.obs = {f.name: v for f, v in zip(self.observation, self._obs, strict=True)}
+        if self._mode == SAME_STEP:
+            self._final_obs = tuple(cuda.to_device(np.zeros(v.shape, v.dtype)) for v in self._obs)
+            self.final_obs = {
+                f.name: v for f, v in zip(self.observation, self._final_obs, strict=True)
+            }
+        else:
+            self.final_obs = None
+            self._final_obs = self._obs
+        self._rewards = cuda.to_device(np.zeros((n, a), dtype=np.float64))
+        self._terminated = cuda.to_device(np.zeros(n, dtype=np.bool_))
+        self._truncated = cuda.to_device(np.zeros(n, dtype=np.bool_))
+        self._low = cuda.to_device(self._act_low)
+        self._high = cuda.to_device(self._act_high)
+        self._flat = cuda.to_device(np.zeros(self._flat_shape, dtype=self._act_dtype))
+        self._bad = cuda.to_device(np.array([n], dtype=np.int64))
+        self._bad_host = cuda.pinned_array(1, dtype=np.int64)  # read back every step: page-locked
+        self._all = cuda.to_device(np.ones(n, dtype=np.bool_))
+        # What the plain step is handed for the agents' arrays, which it never reads.
+        self._no_agents = simulated_tuple(
+            (
+                cuda.to_device(np.full((1, 2), -1, dtype=np.int64)),
+                cuda.to_device(np.zeros((1, 2, 1), dtype=np.int64)),
+                cuda.to_device(np.zeros((1, 2), dtype=AGENT_RNG)),
+                1,
+                cuda.to_device(np.zeros((1, 2), dtype=np.float64)),
+                cuda.to_device(np.zeros(1, dtype=np.int64)),
+            )
+        )
+        self._words = np.zeros(n, dtype=np.uint64)  # host: the agents' streams derive from them
+        self._words_dev = cuda.to_device(self._words)
+        self.seed = fresh_seed() if seed is None else _check_seed(seed)
+        self.reset(seed=self.seed)
+
+    def _obs_shape(self, field):
+        head = (self.num_envs,) if field.shared else (self.num_envs, self.num_agents)
+        return head + field.shape
+
+    def _launch(self, kernel, *args):
+        try:
+            kernel[self._grid](*args)
+        except Exception as exc:
+            if type(exc).__module__.startswith("numba") and "pipeline" in str(exc):
+                raise describe_error(self.name, exc) from None
+            raise
+
+    # -- episodes ------------------------------------------------------------------------------
+
+    def _mask(self, mask):
+        if mask is None:
+            return self._all
+        m = cuda.as_cuda_array(mask) if _on_device(mask) else np.asarray(mask)
+        if m.dtype != np.bool_ or m.shape != (self.num_envs,):
+            raise ValueError(
+                f"mask must be a bool array of shape ({self.num_envs},), "
+                f"got {m.dtype} of shape {m.shape}"
+            )
+        return m if _on_device(m) else cuda.to_device(m)
+
+    def reset(self, seed=None, mask=None, position=None):
+        """Start new episodes (all, or where ``mask``: a bool array on the host or the GPU) and
+        return the observation buffers, as ``Engine.reset`` (starting positions excepted)."""
+        if position is not None:
+            raise ValueError("starting positions are set on the CPU engine (device='cpu')")
+        mask = self._mask(mask)
+        reseed = seed is not None
+        if reseed:
+            if is_integer(seed):
+                self.seed = _check_seed(seed)
+                rng.seed_words(np.uint64(self.seed), self._words, np.ones(self.num_envs, np.bool_))
+            else:
+                seeds = list(seed)
+                if len(seeds) != self.num_envs:
+                    raise ValueError(f"expected {self.num_envs} seeds, got {len(seeds)}")
+                seeds = [_check_seed(s) for s in seeds]
+                for i, s in enumerate(seeds):
+                    self._words[i] = rng.seed_word(np.uint64(s), np.uint64(0))
+            self._words_dev.copy_to_device(self._words)
+        self._launch(
+            self._k.reset,
+            self._states, self._cfg, self._obs, mask, self._words_dev, reseed,
+            self._rewards, self._terminated, self._truncated,
+        )  # fmt: skip
+        return self.obs
+
+    def _actions(self, actions):
+        """``actions`` as the (N, agents * width) device array of the kernels' one type."""
+        on_device = _on_device(actions)
+        a = cuda.as_cuda_array(actions) if on_device else np.asarray(actions)
+        kind = a.dtype.kind
+        if kind not in "iu" and (self.action.discrete or kind != "f"):
+            want = "integers" if self.action.discrete else "numbers"
+            raise ValueError(f"{self.name} actions must be {want}, got dtype {a.dtype}")
+        if a.shape not in self._act_shapes:
+            shapes = " or ".join(str(s) for s in self._act_shapes if s is not None)
+            raise ValueError(f"{self.name} actions must have shape {shapes}, got {a.shape}")
+        if not on_device:
+            if kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
+                raise ValueError(f"action too large: {a.max()}")
+            flat = np.require(a, dtype=self._act_dtype, requirements="CA")
+            self._flat.copy_to_device(flat.reshape(self._flat_shape))
+            return self._flat
+        if a.dtype == self._act_dtype and a.is_c_contiguous():
+            return a.reshape(*self._flat_shape)  # a view: no copy
+        # Unsigned words past int64 wrap negative here, where the range check refuses them.
+        if a.is_c_contiguous():
+            self._launch(_cast, a.reshape(*self._flat_shape), self._flat)
+        elif a.ndim == 1:
+            self._launch(_cast_column, a, self._flat)
+        elif a.ndim == 2:
+            self._launch(_cast, a, self._flat)
+        else:
+            raise ValueError(f"{self.name} actions of {a.ndim} dimensions must be contiguous")
+        return self._flat
+
+    def step(self, actions):
+        """Advance every episode by one step, as ``Engine.step``; ``actions`` may live on the host
+        or the GPU. Returns ``(obs, rewards, terminated, truncated)`` (device buffers)."""
+        return self._step(self._actions(actions), None)
+
+    def _step_agents(self, flat, kinds, memory, rngs, plies, returns, ends):
+        """``Engine._step_agents`` on device arrays (see ``vecenv.cuda.selfplay``)."""
+        return self._step(flat, simulated_tuple((kinds, memory, rngs, int(plies), returns, ends)))
+
+    def _step(self, flat, agents):
+        k = self._k
+        self._launch(k.check_actions, flat, self._low, self._high, self._bad)
+        self._launch(
+            k.step if agents is None else k.step_agents,
+            self._states, self._cfg, flat, self._rewards, self._terminated, self._truncated,
+            self._obs, self._final_obs, self._mode, self._max_steps, self._bad,
+            self._no_agents if agents is None else agents,
+        )  # fmt: skip
+        bad = int(self._bad.copy_to_host(self._bad_host)[0])
+        if bad < self.num_envs:
+            self._bad.copy_to_device(np.array([self.num_envs], dtype=np.int64))
+            row = flat[bad : bad + 1].copy_to_host()[0]
+            if self.action.discrete:
+                allowed = f"[{self._act_low.min()}, {self._act_high.max()}]"
+                raise ValueError(f"action of env {bad} is out of range {allowed}: {row.tolist()}")
+            raise ValueError(f"action of env {bad} is not finite: {row.tolist()}")
+        return self.obs, self._rewards, self._terminated, self._truncated
+
+    # -- state ---------------------------------------------------------------------------------
+
+    def get_state(self, idx=None):
+        """A host copy of the state records: all, one (``idx`` an int) or a selection."""
+        where = np.arange(self.num_envs) if idx is None else np.arange(self.num_envs)[idx]
+        return self._states.copy_to_host()[np.atleast_1d(where)].reshape(where.shape)
+
+    def set_state(self, state, idx=None):
+        """Overwrite the records at ``idx`` (all by default) with host records, after the CPU
+        engine's checks: a bad state raises ValueError and leaves every episode unchanged."""
+        where = np.arange(self.num_envs) if idx is None else np.arange(self.num_envs)[idx]
+        state = np.asarray(state)
+        if state.dtype != self.state_dtype:
+            raise ValueError(
+                f"state must have the dtype of get_state() ({self.state_dtype}), got {state.dtype}"
+            )
+        if state.shape != where.shape:
+            raise ValueError(f"state must have shape {where.shape}, got {state.shape}")
+        self._host.check_state(state)
+        states = self._states.copy_to_host()
+        states[where] = state
+        self._states.copy_to_device(states)
+        mask = np.zeros(self.num_envs, dtype=np.bool_)
+        mask[where] = True
+        self._launch(self._k.observe, self._states, self._cfg, self._obs, cuda.to_device(mask))
+        flat = np.atleast_1d(state)
+        for buffer, values in (
+            (self._rewards, 0.0),
+            (self._terminated, (flat["done"] & 1) != 0),
+            (self._truncated, (flat["done"] & 2) != 0),
+        ):
+            host = buffer.copy_to_host()
+            host[np.atleast_1d(where)] = values if np.ndim(values) == 0 else values.reshape(-1)
+            buffer.copy_to_device(host)
+
+    def check_state(self, state):
+        """Raise ValueError unless every record in ``state`` is one the rules can run."""
+        self._host.check_state(state)
+
+    @property
+    def states(self):
+        """The state records (a device array: read them, change them only through set_state)."""
+        return self._states
+
+    @property
+    def rewards(self):
+        return self._rewards
+
+    @property
+    def terminated(self):
+        return self._terminated
+
+    @property
+    def truncated(self):
+        return self._truncated
+
+    def render(self, index=0, mode="rgb_array"):
+        """Render episode ``index`` (its record copied to the host), as ``Engine.render``."""
+        self._host.set_state(self.get_state(index).reshape(1), None)
+        return self._host.render(0, mode)
+
+    def synchronize(self):
+        """Wait for every kernel queued so far."""
+        cuda.synchronize()
+
+    def __repr__(self):
+        return f"CudaEngine({self.name!r}, num_envs={self.num_envs}, autoreset={self.autoreset!r})"

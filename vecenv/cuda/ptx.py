@@ -1,0 +1,68 @@
+"""A game's GPU kernels compiled to PTX, on any machine (no GPU or driver needed).
+
+``ptx(game, cc)`` compiles every kernel ``CudaEngine`` launches for ``game`` (the step with and
+without the built-in agents, reset, observe, the action check, the agents' moves) for compute
+capability ``cc``, with the argument types the engine gives them. It is how a game is checked for
+CUDA without a GPU: a construct CUDA cannot compile raises ``UnsupportedConstruct`` naming the
+game, the rules' function and the construct.
+"""
+
+import numba
+from numba import types
+
+from vecenv.engine import Engine
+from vecenv.kernels.agents import AGENT_RNG
+from vecenv.kernels.build import _agents_module
+
+from .compile import describe_error, kernels, target_capability
+
+
+def signatures(engine):
+    """{label: (kernel name, argument types)} of the launches of a ``CudaEngine`` made like the
+    CPU ``engine`` (its dtypes and configuration)."""
+    states = numba.typeof(engine._states)
+    cfgs = numba.typeof(engine._cfg)
+    obs = numba.typeof(engine._obs)
+    flat = types.Array(numba.from_dtype(engine._act_dtype), 2, "C")
+    bounds = numba.typeof(engine._act_low)
+    rewards = types.float64[:, ::1]
+    flags = types.boolean[::1]
+    bad = types.int64[::1]
+    step = (states, cfgs, flat, rewards, flags, flags, obs, obs, types.int64, types.int64, bad)
+    kinds = types.int64[:, ::1]
+    memory = types.int64[:, :, ::1]
+    rngs = types.Array(numba.from_dtype(AGENT_RNG), 2, "C")
+    agents = types.Tuple((kinds, memory, rngs, types.int64, rewards, types.int64[::1]))
+    found = {
+        "reset": ("reset", (states, cfgs, obs, flags, types.uint64[::1], types.boolean)
+                  + (rewards, flags, flags)),
+        "observe": ("observe", (states, cfgs, obs, flags)),
+        "check_actions": ("check_actions", (flat, bounds, bounds, bad)),
+        "step": ("step", step + (agents,)),
+    }  # fmt: skip
+    if _agents_module(engine.rules) is not None:
+        found["step_agents"] = ("step_agents", step + (agents,))
+        found["act_agents"] = ("act_agents", (states, cfgs, obs, kinds, memory, rngs, flat))
+    return found
+
+
+def ptx(game, ccs=((9, 0),), only=None, **configuration):
+    """{(label, cc): PTX text} of ``game``'s kernels (those labelled in ``only``, else all) for
+    each compute capability of ``ccs``. The device functions compile once, for the first
+    capability (see ``target_capability``); NVVM compiles each kernel for each."""
+    from numba import cuda
+
+    engine = Engine(game, 1, seed=0, **configuration)
+    compiled = kernels(engine.rules, _agents_module(engine.rules), engine.action.discrete)
+    out = {}
+    for cc in ccs:
+        for label, (name, argtypes) in signatures(engine).items():
+            if only is not None and label not in only:
+                continue
+            try:
+                with target_capability(ccs[0]):
+                    kernel = getattr(compiled, name).py_func
+                    out[label, tuple(cc)], _ = cuda.compile_ptx(kernel, argtypes, cc=tuple(cc))
+            except numba.core.errors.NumbaError as exc:
+                raise describe_error(engine.name, exc) from None
+    return out

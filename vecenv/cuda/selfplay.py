@@ -1,0 +1,77 @@
+"""Self-play on the GPU: the built-in agents move inside the step kernel, several plies a call.
+
+``DeviceSeats(engine)`` is ``vecenv.selfplay.Seats`` for a ``CudaEngine``, with its arrays in GPU
+memory: who plays which seat (built-in agents only: a Python policy would need the host every
+ply), each agent's memory and random stream (derived from the episode's seed, as on the CPU, so
+the same seed plays the same moves on both), and the running totals.
+"""
+
+import numpy as np
+from numba import cuda
+
+from vecenv import registry
+from vecenv.kernels.agents import AGENT_RNG, agent_words, memory_words
+from vecenv.selfplay import check_agent
+from vecenv.spec import is_integer
+
+from .compile import simulated_tuple
+from .engine import _fill
+
+
+class DeviceSeats:
+    """The built-in agents of every seat of a two-agent ``CudaEngine``'s episodes."""
+
+    def __init__(self, engine):
+        if engine.num_agents != 2:
+            raise ValueError(f"{engine.name} is not a two-agent game")
+        self.engine = engine
+        m = engine.num_envs
+        self.module = registry.game_module(engine.name, "agents")
+        if self.module is None:
+            raise ValueError(f"{engine.name} has no built-in agents")
+        self.names = tuple(self.module.NAMES)
+        self._kinds = np.full((m, 2), -1, dtype=np.int64)
+        words = memory_words(self.module, engine.config)
+        self.kinds = cuda.to_device(self._kinds)
+        self.memory = cuda.to_device(np.zeros((m, 2, words), dtype=np.int64))
+        self.rngs = cuda.to_device(np.zeros((m, 2), dtype=AGENT_RNG))
+        self.low = int(engine.action.low[0])
+        self.actions = cuda.to_device(np.full(engine._flat_shape, self.low, engine._act_dtype))
+        self.returns = cuda.to_device(np.zeros((m, 2), dtype=np.float64))
+        self.ends = cuda.to_device(np.zeros(m, dtype=np.int64))
+        self.reseed()
+
+    def assign(self, agent, seat_of):
+        """Built-in ``agent`` (a name) plays seat ``seat_of[i]`` of episode i."""
+        if not isinstance(agent, str):
+            raise ValueError("on the GPU only built-in agents (names) play: policies need the host")
+        check_agent(self.engine.name, agent)
+        seat_of = np.asarray(seat_of, dtype=np.int64)
+        self._kinds[np.arange(self.engine.num_envs), seat_of] = self.names.index(agent)
+        self.kinds.copy_to_device(self._kinds)
+
+    def reseed(self):
+        """Restart the agents' streams from their episodes' seeds (the engine's last seeding)."""
+        m = self.engine.num_envs
+        words = np.zeros((m, 2), dtype=np.uint64)
+        agent_words(self.engine._words, words, np.ones(m, dtype=np.bool_))
+        rngs = np.zeros((m, 2), dtype=AGENT_RNG)
+        rngs["rng"] = words
+        self.rngs.copy_to_device(rngs)
+
+    def step(self, plies=1):
+        """Every seat moves where it is to move, then every episode steps, ``plies`` times in
+        one kernel launch; returns the engine's ``step`` result for the last ply."""
+        if not is_integer(plies) or not 1 <= plies < 2**63:
+            raise ValueError(f"plies must be a positive integer, got {plies!r}")
+        if (self._kinds < 0).any():
+            raise ValueError("every seat needs a built-in agent (assign both seats)")
+        engine = self.engine
+        # A seat that does not move shows the action's lowest value, as on the CPU.
+        engine._launch(_fill, self.actions, self.low)
+        return engine._step(
+            self.actions,
+            simulated_tuple(
+                (self.kinds, self.memory, self.rngs, int(plies), self.returns, self.ends)
+            ),
+        )
