@@ -26,7 +26,7 @@ import numba as nb
 import numpy as np
 from numba.core import ir_utils, types
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 from numba.np.arrayobj import make_array, populate_array
 
 from vecenv.kernels.state import DISABLED, SAME_STEP, TERMINATED, TRUNCATED
@@ -169,6 +169,93 @@ def _act(s, cfg, obs, i, kinds, memory, rngs, actions):
         actions[i, k] = game_act(kinds[i, k], obs, i, k, s.step, cfg, memory[i, k], rngs[i, k])
 
 
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _take_actions(src, actions, low, high):
+    """Validate ``src`` (a face's actions, of its own integer or float dtype, as many values as
+    ``actions``) and copy it into ``actions`` (the kernels' dtype). Returns -1 or the first bad
+    episode, before anything is copied."""
+    flat = src.reshape(actions.shape)
+    if count_bad_actions(flat, low, high) > 0:
+        return first_bad_action(flat, low, high)
+    out = actions.reshape(actions.size)
+    values = src.reshape(src.size)
+    for k in range(values.size):
+        out[k] = values[k]
+    return -1
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _publish(s, i, rewards, terminated, truncated, out):
+    """Episode ``i``'s step results into a face's own buffers (PufferLib's): ``out`` is
+    ``(src, rewards32, terminals, truncations, masks, copies, stats)``, every array (N, agents,
+    ...): float32 rewards, bool flags per agent, ``masks`` (or None) whether each agent is ACTIVE,
+    ``copies`` (or None) pairs of byte views (observation field, its place in the face's rows), and
+    ``stats`` (N, agents, 5) float64: the running episode's return and length, then the episodes
+    ended, their returns and their lengths, summed until the face reads and clears them."""
+    _, out_rewards, out_terminals, out_truncations, masks, copies, stats = out
+    term = terminated[i]
+    trunc = truncated[i]
+    ended = term or trunc
+    for k in range(rewards.shape[1]):
+        r = rewards[i, k]
+        out_rewards[i, k] = r
+        out_terminals[i, k] = term
+        out_truncations[i, k] = trunc
+        ret = stats[i, k, 0] + r
+        length = stats[i, k, 1] + 1.0
+        if ended:
+            stats[i, k, 2] += 1.0
+            stats[i, k, 3] += ret
+            stats[i, k, 4] += length
+            ret = 0.0
+            length = 0.0
+        stats[i, k, 0] = ret
+        stats[i, k, 1] = length
+    _publish_masks(s, i, masks)
+    _publish_copies(i, copies)
+
+
+def _publish_masks(s, i, masks):
+    """Whether each agent of episode ``i`` is ACTIVE, into ``masks`` (nothing when None)."""
+
+
+@overload(_publish_masks, inline="always")
+def _publish_masks_impl(s, i, masks):
+    # Chosen by type, so that a game without agent statuses never types ``s.status``.
+    if isinstance(masks, types.NoneType):
+        return lambda s, i, masks: None
+
+    def impl(s, i, masks):
+        for k in range(masks.shape[1]):
+            masks[i, k] = s.status[k] == ACTIVE
+
+    return impl
+
+
+def _publish_copies(i, copies):
+    """Episode ``i``'s observation fields into their places (nothing when None): ``copies`` is
+    ``(sources, targets)``, byte views (N, 1 or agents, bytes) of each field and (N, agents,
+    bytes) of its place; a shared field (one row) goes to every agent."""
+
+
+@overload(_publish_copies, inline="always")
+def _publish_copies_impl(i, copies):
+    if isinstance(copies, types.NoneType):
+        return lambda i, copies: None
+
+    def impl(i, copies):
+        sources, targets = copies
+        for f in range(len(sources)):
+            src = sources[f]
+            dst = targets[f]
+            for k in range(dst.shape[1]):
+                row = k if src.shape[1] > 1 else 0
+                for b in range(dst.shape[2]):
+                    dst[i, k, b] = src[i, row, b]
+
+    return impl
+
+
 # >>> parallel variants
 @nb.njit(cache=True, error_model="numpy")
 def step(
@@ -185,6 +272,7 @@ def step(
     mode,
     max_steps,
     agents=None,
+    out=None,
 ):
     """Validate every action row, then advance every episode; returns -1 or the first bad index.
 
@@ -196,13 +284,21 @@ def step(
     ``returns`` (N, agents) and ``ends`` (N,) add up every ply's rewards and episode ends.
     Without it (numba compiles those branches away) the step is the caller's actions alone.
 
+    ``out``, when given, is a face's own buffers (see ``_publish``): the actions are read from its
+    first element (validated, then copied into ``actions``) and every episode's results are also
+    written into them in the same pass, so that the face needs no copy of its own.
+
     The generated module also holds ``step_parallel``: this function with ``parallel=True`` and
     ``nb.prange`` on the loop marked "parallel". The action count stays serial: it vectorises, and
     waking the threads for a second parallel loop would cost more than it saves. The body stays
     inline in the loop on purpose: moving it into a helper taking the record (even with
     inline="always") makes numba's code 1.5-2x slower.
     """
-    if count_bad_actions(actions, low, high) > 0:
+    if out is not None:
+        bad = _take_actions(out[0], actions, low, high)
+        if bad >= 0:
+            return bad
+    elif count_bad_actions(actions, low, high) > 0:
         return first_bad_action(actions, low, high)
     # The rows handed to the rules: read, or written inside the rules' call (see ``borrowed``).
     actions = borrowed(actions)
@@ -248,6 +344,8 @@ def step(
                     _begin(s, cfg, obs, i)
                     continue
             game_observe_step(s, cfg, obs, i)
+        if out is not None:
+            _publish(s, i, rewards, terminated, truncated, out)
     return -1
 
 

@@ -366,6 +366,38 @@ class Engine:
             self._raise_bad_action(bad, flat)
         return self.obs, self._rewards, self._terminated, self._truncated
 
+    def step_into(self, flat, out, parallel=False):
+        """The compiled step for a face that keeps its own result buffers (PufferLib's), as
+        ``(call, head)``: ``call(*head, out)`` reads the actions from ``out[0]`` (validated, then
+        copied into ``flat``, an array as ``step_flat`` takes), steps every episode and writes the
+        results into the engine's buffers and, in the same pass, into ``out`` (see ``_publish`` in
+        the drivers). It returns -1, or the first episode with a bad action (then nothing moved).
+
+        Compiled (or loaded from numba's cache) here, not on a first step. ``call`` is the machine
+        code for exactly these argument types and checks none: each call's ``out`` must have the
+        types of the one given here (same dtypes, dimensions and contiguity). With ``parallel``
+        it is the threaded loop; the caller sets numba's thread count."""
+        fn = self._drivers.step_parallel if parallel else self._drivers.step
+        head = (
+            self._states,
+            self._cfg,
+            flat,
+            self._act_low,
+            self._act_high,
+            self._rewards,
+            self._terminated,
+            self._truncated,
+            self._obs,
+            self._final_obs,
+            self._mode,
+            self._max_steps,
+            None,
+        )
+        args = head + (out,)
+        with _compiling(self.name):
+            fn.compile(tuple(numba.typeof(a) for a in args))
+        return _entry_point(fn, args) or fn, head
+
     def step_only(self, actions, mask):
         """Step the episodes where ``mask``; the others sit the step out, as finished episodes
         do under disabled autoreset (their rewards read 0). Only for engines made with
