@@ -187,32 +187,42 @@ def _take_actions(src, actions, low, high):
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def _publish(s, i, rewards, terminated, truncated, out):
     """Episode ``i``'s step results into a face's own buffers (PufferLib's): ``out`` is
-    ``(src, rewards32, terminals, truncations, masks, copies, stats)``, every array (N, agents,
-    ...): float32 rewards, bool flags per agent, ``masks`` (or None) whether each agent is ACTIVE,
-    ``copies`` (or None) pairs of byte views (observation field, its place in the face's rows), and
-    ``stats`` (N, agents, 5) float64: the running episode's return and length, then the episodes
-    ended, their returns and their lengths, summed until the face reads and clears them."""
-    _, out_rewards, out_terminals, out_truncations, masks, copies, stats = out
-    term = terminated[i]
-    trunc = truncated[i]
-    ended = term or trunc
+    ``(src, rewards32, terminals, truncations, masks, copies, running, ended)``, arrays (N,
+    agents, ...): float32 rewards; bool flags per agent, or None where the engine's own flags are
+    the face's (one agent); ``masks`` (or None) whether each agent is ACTIVE; ``copies`` (or None)
+    pairs of byte views (observation field, its place in the face's rows); ``running`` float64,
+    each agent's return so far in its episode; ``ended`` (N, agents, 2) float64, the episodes
+    ended and the sum of their returns, until the face reads and clears them."""
+    _, out_rewards, out_terminals, out_truncations, masks, copies, running, ended = out
     for k in range(rewards.shape[1]):
         r = rewards[i, k]
         out_rewards[i, k] = r
-        out_terminals[i, k] = term
-        out_truncations[i, k] = trunc
-        ret = stats[i, k, 0] + r
-        length = stats[i, k, 1] + 1.0
-        if ended:
-            stats[i, k, 2] += 1.0
-            stats[i, k, 3] += ret
-            stats[i, k, 4] += length
-            ret = 0.0
-            length = 0.0
-        stats[i, k, 0] = ret
-        stats[i, k, 1] = length
+        running[i, k] += r
+    if terminated[i] | truncated[i]:
+        for k in range(rewards.shape[1]):
+            ended[i, k, 0] += 1.0
+            ended[i, k, 1] += running[i, k]
+            running[i, k] = 0.0
+    _publish_flags(i, terminated, out_terminals)
+    _publish_flags(i, truncated, out_truncations)
     _publish_masks(s, i, masks)
     _publish_copies(i, copies)
+
+
+def _publish_flags(i, flags, out):
+    """Episode ``i``'s flag into each of its agents' rows of ``out`` (nothing when None)."""
+
+
+@overload(_publish_flags, inline="always")
+def _publish_flags_impl(i, flags, out):
+    if isinstance(out, types.NoneType):
+        return lambda i, flags, out: None
+
+    def impl(i, flags, out):
+        for k in range(out.shape[1]):
+            out[i, k] = flags[i]
+
+    return impl
 
 
 def _publish_masks(s, i, masks):
@@ -254,6 +264,72 @@ def _publish_copies_impl(i, copies):
                     dst[i, k, b] = src[i, row, b]
 
     return impl
+
+
+@intrinsic
+def _address(typingctx, addr):
+    """An address (an int) as a pointer, for ``nb.carray``."""
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(types.voidptr))
+
+    return types.voidptr(types.int64), codegen
+
+
+@nb.njit(cache=True, error_model="numpy")
+def step_bound(addrs, state_t, cfg_t, action_t, obs_t, obs_shape, src):
+    """``step`` with ``out`` (a face's buffers, no masks or copies) for an engine of one
+    observation field, over arrays given by their addresses: numba unboxes two arrays per call
+    instead of about fifteen (each costs tens of nanoseconds: a small batch's whole step).
+
+    ``addrs`` holds the addresses of the engine's states, configuration, flat actions, low,
+    high and rewards, of the terminated and truncated flags (the face's own, one agent: the
+    engine's step writes them), the engine's observation and final observation, then of the
+    face's rewards and statistics (``running``, ``ended``), then N, agents, action width, the
+    autoreset mode and the time limit (slots 14 to 18); the dtypes and the field's shape come as
+    arguments (their types are the arrays' types). The caller keeps every array alive and
+    C-contiguous."""
+    n = addrs[14]
+    a = addrs[15]
+    w = addrs[16]
+    states = nb.carray(_address(addrs[0]), (n,), state_t)
+    cfgs = nb.carray(_address(addrs[1]), (1,), cfg_t)
+    flat = nb.carray(_address(addrs[2]), (n, a * w), action_t)
+    low = nb.carray(_address(addrs[3]), (a * w,), action_t)
+    high = nb.carray(_address(addrs[4]), (a * w,), action_t)
+    rewards = nb.carray(_address(addrs[5]), (n, a), np.float64)
+    terminated = nb.carray(_address(addrs[6]), (n,), np.bool_)
+    truncated = nb.carray(_address(addrs[7]), (n,), np.bool_)
+    obs = (nb.carray(_address(addrs[8]), (n, a) + obs_shape, obs_t),)
+    final_obs = (nb.carray(_address(addrs[9]), (n, a) + obs_shape, obs_t),)
+    out = (
+        src,
+        nb.carray(_address(addrs[10]), (n, a), np.float32),
+        None,
+        None,
+        None,
+        None,
+        nb.carray(_address(addrs[11]), (n, a), np.float64),
+        nb.carray(_address(addrs[12]), (n, a, 2), np.float64),
+    )
+    mode = addrs[17]
+    max_steps = addrs[18]
+    return step(
+        states,
+        cfgs,
+        flat,
+        low,
+        high,
+        rewards,
+        terminated,
+        truncated,
+        obs,
+        final_obs,
+        mode,
+        max_steps,
+        None,
+        out,
+    )
 
 
 # >>> parallel variants

@@ -11,7 +11,8 @@ from tests.envs.reference import need
 
 with warnings.catch_warnings():  # PufferLib imports the unmaintained gym package
     warnings.simplefilter("ignore")
-    pufferlib = need("pufferlib", "pufferlib 3.0 (see README, PufferLib)")
+    need("pufferlib.vector", "pufferlib 3.0 (see README, PufferLib)")
+    import pufferlib  # noqa: E402
     import pufferlib.vector  # noqa: E402
 
 from vecenv.gym.multiagent import MultiAgentVectorEnv, flat  # noqa: E402

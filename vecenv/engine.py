@@ -398,6 +398,52 @@ class Engine:
             fn.compile(tuple(numba.typeof(a) for a in args))
         return _entry_point(fn, args) or fn, head
 
+    def step_bound(self, flat, out):
+        """``step_into`` with the cheapest call, where it applies (one agent, one observation
+        field, no masks or copies in ``out``; the serial loop), else None: ``(call, head)`` with
+        ``call(*head, actions)`` doing what ``call(*head, out)`` of ``step_into`` does with
+        ``out[0]`` replaced by ``actions``, except that the step writes its terminated and
+        truncated flags straight into ``out[2]`` and ``out[3]`` (the engine's own stay as they
+        were). Every array is passed by its address (see the drivers' ``step_bound``): the
+        caller keeps ``flat`` and ``out`` alive and never swaps the engine's buffers."""
+        if self.num_agents != 1 or len(self._obs) != 1 or self.observation[0].shared:
+            return None
+        if out[4] is not None or out[5] is not None:
+            return None
+        arrays = (
+            self._states,
+            self._cfg,
+            flat,
+            self._act_low,
+            self._act_high,
+            self._rewards,
+            out[2],
+            out[3],
+            self._obs[0],
+            self._final_obs[0],
+            out[1],
+            out[6],
+            out[7],
+        )
+        for arr in arrays:
+            if not (arr.flags.c_contiguous and arr.flags.writeable and arr.flags.aligned):
+                return None
+        addrs = [arr.ctypes.data for arr in arrays] + [0]
+        addrs += [self.num_envs, self.num_agents, self.action.width, self._mode, self._max_steps]
+        head = (
+            np.array(addrs, dtype=np.int64),
+            self.state_dtype,
+            self._cfg.dtype,
+            self._act_dtype,
+            self._obs[0].dtype,
+            tuple(int(d) for d in self._obs[0].shape[2:]),
+        )
+        args = head + (out[0],)
+        fn = self._drivers.step_bound
+        with _compiling(self.name):
+            fn.compile(tuple(numba.typeof(x) for x in args))
+        return _entry_point(fn, args) or fn, head
+
     def step_only(self, actions, mask):
         """Step the episodes where ``mask``; the others sit the step out, as finished episodes
         do under disabled autoreset (their rewards read 0). Only for engines made with

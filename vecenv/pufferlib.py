@@ -46,9 +46,6 @@ from vecenv.kernels.turns import ACTIVE
 
 __all__ = ["PufferEnv", "env_creator"]
 
-# Episode statistics per agent, in the order the compiled step keeps them (see ``_publish``).
-_RETURN, _LENGTH, _ENDED, _RETURNS, _LENGTHS = range(5)
-
 
 class PufferEnv(pufferlib.PufferEnv):
     """N episodes of a vecenv game as one native PufferLib env (see the module).
@@ -109,7 +106,9 @@ class PufferEnv(pufferlib.PufferEnv):
         self._flat = np.zeros((n, a * action.width), dtype=action.kernel_dtype)
 
         rows = (n, a)
-        self._stats = np.zeros(rows + (5,), dtype=np.float64)
+        self._running = np.zeros(rows, dtype=np.float64)  # each agent's return so far
+        self._ended = np.zeros(rows + (2,), dtype=np.float64)  # episodes ended, their returns
+        self._steps_at_report = np.zeros(n, dtype=np.int64)
         masks = None
         if a > 1 and "status" in engine.state_dtype.names:
             masks = _rows(self.masks, rows)
@@ -123,15 +122,20 @@ class PufferEnv(pufferlib.PufferEnv):
             _rows(self.truncations, rows),
             masks,
             copies,
-            self._stats,
+            self._running,
+            self._ended,
         )
-        example = np.zeros(self._act_shape, dtype=self._act_dtype)
+        example = (np.zeros(self._act_shape, dtype=self._act_dtype),) + self._out_tail
         self._parallel = engine.num_threads > 1 and n >= PARALLEL_MIN_ENVS
-        self._call, self._head = engine.step_into(
-            self._flat, (example,) + self._out_tail, parallel=self._parallel
-        )
-        self._tick = 0
-        self._infos = []
+        # The cheapest call where it applies (arrays by address), else the general one.
+        bound = None if self._parallel else engine.step_bound(self._flat, example)
+        self._bound = bound is not None
+        self._buffers = (self.observations, self.rewards, self.terminals, self.truncations)
+        if bound is not None:
+            self._call, self._head = bound
+        else:
+            self._call, self._head = engine.step_into(self._flat, example, self._parallel)
+        self._since_report = 0
 
     # -- PufferLib's interface -----------------------------------------------------------------
 
@@ -141,12 +145,13 @@ class PufferEnv(pufferlib.PufferEnv):
         engine = self.engine
         engine.reset(seed=seed)
         self._publish_reset()
-        self._tick = 0
         return self.observations, []
 
     def step(self, actions):
         """Step every episode with ``actions`` (one per agent row) and return PufferLib's
         ``(observations, rewards, terminals, truncations, infos)`` (its own buffers)."""
+        # PufferLib's own action buffer (the common case) goes to the compiled step as it is;
+        # anything else is checked and converted first (the compiled call checks no types).
         if not (
             actions.__class__ is np.ndarray
             and actions.dtype is self._act_dtype
@@ -154,21 +159,23 @@ class PufferEnv(pufferlib.PufferEnv):
             and actions.flags.c_contiguous
         ):
             actions = self._coerce(actions)
-        if self._parallel and numba.get_num_threads() != self.engine.num_threads:
-            numba.set_num_threads(self.engine.num_threads)
-        bad = self._call(*self._head, (actions,) + self._out_tail)
+        bad = self._call(*self._head, actions) if self._bound else self._step(actions)
         if bad >= 0:
             self._raise_bad_action(bad, actions)
-        self._tick += 1
-        infos = self._infos
-        if self._tick % self.report_interval == 0:
-            infos = self._report()
-        return self.observations, self.rewards, self.terminals, self.truncations, infos
+        self._since_report += 1
+        if self._since_report == self.report_interval:
+            return (*self._buffers, self._report())
+        return (*self._buffers, [])
 
     def close(self):
         pass
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def _step(self, actions):
+        if self._parallel and numba.get_num_threads() != self.engine.num_threads:
+            numba.set_num_threads(self.engine.num_threads)
+        return self._call(*self._head, (actions,) + self._out_tail)
 
     def _coerce(self, actions):
         """``actions`` as PufferLib's own action array, or ValueError (never a silent cast)."""
@@ -207,7 +214,10 @@ class PufferEnv(pufferlib.PufferEnv):
         self.rewards[:] = 0.0
         self.terminals[:] = False
         self.truncations[:] = False
-        self._stats[:] = 0.0
+        self._running[:] = 0.0
+        self._ended[:] = 0.0
+        self._steps_at_report[:] = 0
+        self._since_report = 0
         masks = self._out_tail[3]
         if masks is not None:
             masks[:] = engine.states["status"] == ACTIVE
@@ -216,17 +226,26 @@ class PufferEnv(pufferlib.PufferEnv):
                 dst[:] = src  # a shared field (one row) goes to every agent's row
 
     def _report(self):
-        stats = self._stats
-        ended = stats[:, 0, _ENDED].sum()
+        """Agent 0's mean return and length over the episodes ended since the last report. Every
+        step moves every episode by one (same-step autoreset), so the steps of the episodes
+        ended are the steps taken less those of the episodes running now, plus those they had
+        at the last report."""
+        steps = self.engine.states["step"]
+        ended = self._ended[:, 0, 0].sum()
+        lengths = self._since_report * self.num_envs - steps.sum() + self._steps_at_report.sum()
+        returns = self._ended[:, 0, 1].sum()
+        self._since_report = 0
+        self._steps_at_report[:] = steps
+        self._ended[:] = 0.0
         if ended == 0:
-            return self._infos
-        info = {
-            "episode_return": float(stats[:, 0, _RETURNS].sum() / ended),
-            "episode_length": float(stats[:, 0, _LENGTHS].sum() / ended),
-            "n": int(ended),
-        }
-        stats[:, :, _ENDED:] = 0.0
-        return [info]
+            return []
+        return [
+            {
+                "episode_return": float(returns / ended),
+                "episode_length": float(lengths / ended),
+                "n": int(ended),
+            }
+        ]
 
 
 def env_creator(game="cartpole", **defaults):
