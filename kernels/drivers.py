@@ -171,16 +171,26 @@ def _act(s, cfg, obs, i, kinds, memory, rngs, actions):
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def _take_actions(src, actions, low, high):
-    """Validate ``src`` (a face's actions, of its own integer or float dtype, as many values as
-    ``actions``) and copy it into ``actions`` (the kernels' dtype). Returns -1 or the first bad
-    episode, before anything is copied."""
-    flat = src.reshape(actions.shape)
-    if count_bad_actions(flat, low, high) > 0:
-        return first_bad_action(flat, low, high)
-    out = actions.reshape(actions.size)
+    """Copy ``src`` (a face's actions, of its own integer or float dtype, as many values as
+    ``actions``) into ``actions`` (the kernels' dtype, a scratch array of the face's), checking
+    them in the same vectorised pass (as ``count_bad_actions``). Returns -1, or the first bad
+    episode (then only that scratch array changed)."""
+    # Borrowed: a reshape of a counted array costs two atomic operations, a small batch's step.
+    src = borrowed(src)
     values = src.reshape(src.size)
+    out = borrowed(actions).reshape(actions.size)
+    lo = low[0]
+    hi = high[0]
+    bad = 0
     for k in range(values.size):
-        out[k] = values[k]
+        a = values[k]
+        out[k] = a
+        if ACTION_DISCRETE:
+            bad += np.int64(a < lo) + np.int64(a > hi)
+        else:
+            bad += np.int64(not np.isfinite(a))
+    if bad > 0:
+        return first_bad_action(src.reshape(actions.shape), low, high)
     return -1
 
 
@@ -192,21 +202,30 @@ def _publish(s, i, rewards, terminated, truncated, out):
     the face's (one agent); ``masks`` (or None) whether each agent is ACTIVE; ``copies`` (or None)
     pairs of byte views (observation field, its place in the face's rows); ``running`` float64,
     each agent's return so far in its episode; ``ended`` (N, agents, 2) float64, the episodes
-    ended and the sum of their returns, until the face reads and clears them."""
-    _, out_rewards, out_terminals, out_truncations, masks, copies, running, ended = out
+    ended and the sum of their returns, until the face reads and clears them (``_publish_end``
+    counts an episode that ends, in the step's branch that ends it)."""
+    _, out_rewards, out_terminals, out_truncations, masks, copies, running, _ = out
     for k in range(rewards.shape[1]):
         r = rewards[i, k]
         out_rewards[i, k] = r
         running[i, k] += r
-    if terminated[i] | truncated[i]:
-        for k in range(rewards.shape[1]):
-            ended[i, k, 0] += 1.0
-            ended[i, k, 1] += running[i, k]
-            running[i, k] = 0.0
     _publish_flags(i, terminated, out_terminals)
     _publish_flags(i, truncated, out_truncations)
     _publish_masks(s, i, masks)
     _publish_copies(i, copies)
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _publish_end(i, rewards, out):
+    """Episode ``i`` ended at this step: count it, with its return (this step's reward
+    included), and leave its running return at minus that reward, which ``_publish`` then adds."""
+    running = out[6]
+    ended = out[7]
+    for k in range(rewards.shape[1]):
+        r = rewards[i, k]
+        ended[i, k, 0] += 1.0
+        ended[i, k, 1] += running[i, k] + r
+        running[i, k] = -r
 
 
 def _publish_flags(i, flags, out):
@@ -303,7 +322,7 @@ def step_bound(addrs, state_t, cfg_t, action_t, obs_t, obs_shape, src):
     obs = (nb.carray(_address(addrs[8]), (n, a) + obs_shape, obs_t),)
     final_obs = (nb.carray(_address(addrs[9]), (n, a) + obs_shape, obs_t),)
     out = (
-        src,
+        borrowed(src),  # uncounted, as the rest: ``_publish`` unpacks it for every episode
         nb.carray(_address(addrs[10]), (n, a), np.float32),
         None,
         None,
@@ -415,6 +434,8 @@ def step(
                 ends[i] += term or trunc
             if term or trunc:
                 s.done = (TERMINATED if term else 0) | (TRUNCATED if trunc else 0)
+                if out is not None:
+                    _publish_end(i, rewards, out)
                 if mode == SAME_STEP:
                     game_observe(s, cfg, final_obs, i)
                     _begin(s, cfg, obs, i)

@@ -34,6 +34,8 @@ kernels' dtype (int64/float64) in that pass, after validation. Actions of anothe
 than PufferLib's are converted first (checked for range before any cast).
 """
 
+import os
+
 import numba
 import numpy as np
 import pufferlib
@@ -45,6 +47,17 @@ from vecenv.gym import spaces
 from vecenv.kernels.turns import ACTIVE
 
 __all__ = ["PufferEnv", "env_creator"]
+
+
+def _remove_resources_link():
+    """PufferLib's import leaves a ``resources`` link to its package in the working directory;
+    remove it (only that link) so that a run leaves no trace in the user's folder."""
+    target = os.path.join(pufferlib.__path__[0], "resources")
+    if os.path.islink("resources") and os.readlink("resources") == target:
+        os.unlink("resources")
+
+
+_remove_resources_link()
 
 
 class PufferEnv(pufferlib.PufferEnv):
