@@ -149,6 +149,8 @@ class PufferEnv(pufferlib.PufferEnv):
         else:
             self._call, self._head = engine.step_into(self._flat, example, self._parallel)
         self._since_report = 0
+        if bound is not None:
+            self.step = self._bound_step()
 
     # -- PufferLib's interface -----------------------------------------------------------------
 
@@ -179,6 +181,33 @@ class PufferEnv(pufferlib.PufferEnv):
         if self._since_report == self.report_interval:
             return (*self._buffers, self._report())
         return (*self._buffers, [])
+
+    def _bound_step(self):
+        """``step`` as a closure over what it reads, for the compiled call by address: a small
+        batch's step costs about a microsecond, and each attribute lookup saved is 2-3% of it."""
+        call, head = self._call, self._head
+        dtype, shape, ndarray = self._act_dtype, self._act_shape, np.ndarray
+        obs, rewards, terminals, truncations = self._buffers
+        coerce, raise_bad = self._coerce, self._raise_bad_action
+
+        def step(actions):
+            if not (
+                actions.__class__ is ndarray
+                and actions.dtype is dtype
+                and actions.shape == shape
+                and actions.flags.c_contiguous
+            ):
+                actions = coerce(actions)
+            bad = call(*head, actions)
+            if bad >= 0:
+                raise_bad(bad, actions)
+            self._since_report += 1
+            if self._since_report == self.report_interval:
+                return obs, rewards, terminals, truncations, self._report()
+            return obs, rewards, terminals, truncations, []
+
+        step.__doc__ = PufferEnv.step.__doc__
+        return step
 
     def close(self):
         pass
