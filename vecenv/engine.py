@@ -366,6 +366,28 @@ class Engine:
             self._raise_bad_action(bad, flat)
         return self.obs, self._rewards, self._terminated, self._truncated
 
+    def observe_into(self, arrays):
+        """Have every later reset and step write the observations into ``arrays`` instead of the
+        engine's own buffers: a tuple like ``_obs`` (each array of its shape and dtype,
+        C-contiguous, writeable and aligned), such as views of a caller's buffers (PufferLib's),
+        which then need no copy. ``obs`` shows them from then on."""
+        arrays = tuple(arrays)
+        if len(arrays) != len(self._obs):
+            raise ValueError(f"expected {len(self._obs)} observation arrays, got {len(arrays)}")
+        for mine, theirs in zip(self._obs, arrays, strict=True):
+            if (
+                not isinstance(theirs, np.ndarray)
+                or theirs.shape != mine.shape
+                or theirs.dtype != mine.dtype
+                or not (theirs.flags.c_contiguous and theirs.flags.writeable)
+                or not theirs.flags.aligned
+            ):
+                raise ValueError("observation arrays must match the engine's own")
+        if self._final_obs is self._obs:
+            self._final_obs = arrays
+        self._obs = arrays
+        self.obs = _read_only_views(self.observation, arrays)
+
     def step_into(self, flat, out, parallel=False):
         """The compiled step for a face that keeps its own result buffers (PufferLib's), as
         ``(call, head)``: ``call(*head, out)`` reads the actions from ``out[0]`` (validated, then

@@ -127,7 +127,7 @@ class PufferEnv(pufferlib.PufferEnv):
             masks = _rows(self.masks, rows)
         self.obs_fields, direct, copies = _observation_buffers(engine, self.observations, rows)
         if direct is not None:
-            engine._obs = direct  # the rules write PufferLib's rows (see ``_observation_buffers``)
+            engine.observe_into(direct)  # the rules write PufferLib's rows
         self._copies = copies
         self._out_tail = (
             _rows(self.rewards, rows),
