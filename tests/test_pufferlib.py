@@ -3,6 +3,7 @@ Multiprocessing backends, its buffers written in place, its trainer."""
 
 import warnings
 
+import numba
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
@@ -145,6 +146,20 @@ def test_same_trajectories_for_any_backend_and_worker_count(backend, kwargs):
         vec.close()
     for x, y in zip(ours, reference, strict=True):
         np.testing.assert_array_equal(x, y)
+
+
+def test_same_trajectories_on_two_threads():
+    """The threaded loop (N >= 1024, num_threads=2) writes PufferLib's buffers as the serial one."""
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba has one thread here")
+    one = PufferEnv("cartpole", num_envs=1024, seed=8)
+    two = PufferEnv("cartpole", num_envs=1024, seed=8, num_threads=2)
+    assert two._parallel and not one._parallel
+    acts = random_actions(np.random.default_rng(8), one, 40)
+    for x, y in zip(trajectory(two, acts), trajectory(one, acts), strict=True):
+        np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(two._ended, one._ended)
+    np.testing.assert_array_equal(two._running, one._running)
 
 
 def test_seeds_are_deterministic_and_reset_restarts_them():
