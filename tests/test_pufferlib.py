@@ -195,13 +195,17 @@ def test_bad_actions_raise_before_any_episode_moves(actions, message):
     env.step(np.ones(4, dtype=np.int32))  # and it goes on
 
 
-def test_actions_of_other_integer_types_are_converted():
+@pytest.mark.parametrize("dtype", [np.int64, np.uint8, np.int16])
+def test_actions_of_other_integer_types_step_alike(dtype):
     a, b = PufferEnv("cartpole", num_envs=4, seed=4), PufferEnv("cartpole", num_envs=4, seed=4)
     a.reset(4), b.reset(4)
-    acts = np.array([1, 0, 1, 1])
-    a.step(acts.astype(np.int32))
-    b.step(acts.astype(np.uint8)[::1])
-    np.testing.assert_array_equal(a.observations, b.observations)
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        acts = rng.integers(0, 2, 4)
+        a.step(acts.astype(np.int32))
+        b.step(acts.astype(dtype))
+        np.testing.assert_array_equal(a.observations, b.observations)
+        np.testing.assert_array_equal(a.rewards, b.rewards)
 
 
 def test_continuous_actions_as_the_gymnasium_vector_env():

@@ -30,8 +30,9 @@ Copies: none on the step path of a game with one observation field (the rules wr
 PufferLib's observation buffer); a game of several fields (or with ``observe_step``) is observed
 into the engine's buffers and copied byte for byte into PufferLib's rows in the same compiled pass
 (a field shared by the agents must be repeated in each row anyway). Actions are copied into the
-kernels' dtype (int64/float64) in that pass, after validation. Actions of another dtype or layout
-than PufferLib's are converted first (checked for range before any cast).
+kernels' dtype (int64/float64) in that pass, after validation; actions of the kernels' dtype
+(a torch policy's int64) go to a step compiled for them, without a copy. Actions of any other
+dtype or layout are converted first (checked for range before any cast).
 """
 
 import os
@@ -149,6 +150,7 @@ class PufferEnv(pufferlib.PufferEnv):
         else:
             self._call, self._head = engine.step_into(self._flat, example, self._parallel)
         self._since_report = 0
+        self._wide_call = None
         if bound is not None:
             self.step = self._bound_step()
 
@@ -188,17 +190,18 @@ class PufferEnv(pufferlib.PufferEnv):
         call, head = self._call, self._head
         dtype, shape, ndarray = self._act_dtype, self._act_shape, np.ndarray
         obs, rewards, terminals, truncations = self._buffers
-        coerce, raise_bad = self._coerce, self._raise_bad_action
+        raise_bad = self._raise_bad_action
 
         def step(actions):
-            if not (
+            if (
                 actions.__class__ is ndarray
                 and actions.dtype is dtype
                 and actions.shape == shape
                 and actions.flags.c_contiguous
             ):
-                actions = coerce(actions)
-            bad = call(*head, actions)
+                bad = call(*head, actions)
+            else:
+                actions, bad = self._step_other(actions)
             if bad >= 0:
                 raise_bad(bad, actions)
             self._since_report += 1
@@ -208,6 +211,19 @@ class PufferEnv(pufferlib.PufferEnv):
 
         step.__doc__ = PufferEnv.step.__doc__
         return step
+
+    def _step_other(self, actions):
+        """The by-address step for actions not of PufferLib's dtype: those of the kernels' own
+        (int64 or float64, what a torch policy's actions become) go as they are, to a step
+        compiled for them on first use; anything else is checked and converted."""
+        a = np.asarray(actions)
+        wide = self.engine.action.kernel_dtype
+        if a.dtype == wide and a.shape == self._act_shape and a.flags.c_contiguous:
+            if self._wide_call is None:
+                self._wide_call, _ = self.engine.step_bound(self._flat, (a,) + self._out_tail)
+            return a, self._wide_call(*self._head, a)
+        a = self._coerce(a)
+        return a, self._call(*self._head, a)
 
     def close(self):
         pass
