@@ -432,6 +432,17 @@ class Engine:
             return None
         if out[4] is not None or out[5] is not None:
             return None
+        # The kernel rebuilds each array from its address and these sizes: check them here.
+        n = self.num_envs
+        for arr, dtype, size in (
+            (out[1], np.float32, n),
+            (out[2], np.bool_, n),
+            (out[3], np.bool_, n),
+            (out[6], np.float64, n),
+            (out[7], np.float64, 2 * n),
+        ):
+            if arr.dtype != dtype or arr.size != size:
+                raise ValueError("the face's buffers do not match the engine's episodes")
         arrays = (
             self._states,
             self._cfg,
