@@ -26,8 +26,10 @@ out of range (or not finite) raise ValueError before any episode moves. Infos: e
 ``report_interval`` steps, one dict with the mean ``episode_return`` and ``episode_length`` of the
 episodes ended since the last report (agent 0's return; ``n`` of them), when any ended.
 
-Copies: none on the step path of a game with one observation field (the rules write into
-PufferLib's observation buffer); a game of several fields (or with ``observe_step``) is observed
+Copies: for a game of one agent and one observation field, none on the step path but the
+rewards' cast to float32 in the compiled pass (the rules write PufferLib's observation rows and
+flags, and keep rewards in float64, exact); a game of several fields (or with ``observe_step``,
+or of several agents: their flags and masks per row) is observed
 into the engine's buffers and copied byte for byte into PufferLib's rows in the same compiled pass
 (a field shared by the agents must be repeated in each row anyway). Actions are copied into the
 kernels' dtype (int64/float64) in that pass, after validation; actions of the kernels' dtype
