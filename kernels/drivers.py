@@ -26,7 +26,7 @@ import numba as nb
 import numpy as np
 from numba.core import ir_utils, types
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 from numba.np.arrayobj import make_array, populate_array
 
 from vecenv.kernels.state import DISABLED, SAME_STEP, TERMINATED, TRUNCATED
@@ -169,6 +169,188 @@ def _act(s, cfg, obs, i, kinds, memory, rngs, actions):
         actions[i, k] = game_act(kinds[i, k], obs, i, k, s.step, cfg, memory[i, k], rngs[i, k])
 
 
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _take_actions(src, actions, low, high):
+    """Copy ``src`` (a face's actions, of its own integer or float dtype, as many values as
+    ``actions``) into ``actions`` (the kernels' dtype, a scratch array of the face's), checking
+    them in the same vectorised pass (as ``count_bad_actions``). Returns -1, or the first bad
+    episode (then only that scratch array changed)."""
+    # Borrowed: a reshape of a counted array costs two atomic operations, a small batch's step.
+    src = borrowed(src)
+    values = src.reshape(src.size)
+    out = borrowed(actions).reshape(actions.size)
+    lo = low[0]
+    hi = high[0]
+    bad = 0
+    for k in range(values.size):
+        a = values[k]
+        out[k] = a
+        if ACTION_DISCRETE:
+            bad += np.int64(a < lo) + np.int64(a > hi)
+        else:
+            bad += np.int64(not np.isfinite(a))
+    if bad > 0:
+        return first_bad_action(src.reshape(actions.shape), low, high)
+    return -1
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _publish(s, i, rewards, terminated, truncated, out):
+    """Episode ``i``'s step results into a face's own buffers (PufferLib's): ``out`` is
+    ``(src, rewards32, terminals, truncations, masks, copies, running, ended)``, arrays (N,
+    agents, ...): float32 rewards; bool flags per agent, or None where the engine's own flags are
+    the face's (one agent); ``masks`` (or None) whether each agent is ACTIVE; ``copies`` (or None)
+    pairs of byte views (observation field, its place in the face's rows); ``running`` float64,
+    each agent's return so far in its episode; ``ended`` (N, agents, 2) float64, the episodes
+    ended and the sum of their returns, until the face reads and clears them (``_publish_end``
+    counts an episode that ends, in the step's branch that ends it)."""
+    _, out_rewards, out_terminals, out_truncations, masks, copies, running, _ = out
+    for k in range(rewards.shape[1]):
+        r = rewards[i, k]
+        out_rewards[i, k] = r
+        running[i, k] += r
+    _publish_flags(i, terminated, out_terminals)
+    _publish_flags(i, truncated, out_truncations)
+    _publish_masks(s, i, masks)
+    _publish_copies(i, copies)
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _publish_end(i, rewards, out):
+    """Episode ``i`` ended at this step: count it, with its return (this step's reward
+    included), and leave its running return at minus that reward, which ``_publish`` then adds."""
+    running = out[6]
+    ended = out[7]
+    for k in range(rewards.shape[1]):
+        r = rewards[i, k]
+        ended[i, k, 0] += 1.0
+        ended[i, k, 1] += running[i, k] + r
+        running[i, k] = -r
+
+
+def _publish_flags(i, flags, out):
+    """Episode ``i``'s flag into each of its agents' rows of ``out`` (nothing when None)."""
+
+
+@overload(_publish_flags, inline="always")
+def _publish_flags_impl(i, flags, out):
+    if isinstance(out, types.NoneType):
+        return lambda i, flags, out: None
+
+    def impl(i, flags, out):
+        for k in range(out.shape[1]):
+            out[i, k] = flags[i]
+
+    return impl
+
+
+def _publish_masks(s, i, masks):
+    """Whether each agent of episode ``i`` is ACTIVE, into ``masks`` (nothing when None)."""
+
+
+@overload(_publish_masks, inline="always")
+def _publish_masks_impl(s, i, masks):
+    # Chosen by type, so that a game without agent statuses never types ``s.status``.
+    if isinstance(masks, types.NoneType):
+        return lambda s, i, masks: None
+
+    def impl(s, i, masks):
+        for k in range(masks.shape[1]):
+            masks[i, k] = s.status[k] == ACTIVE
+
+    return impl
+
+
+def _publish_copies(i, copies):
+    """Episode ``i``'s observation fields into their places (nothing when None): ``copies`` is
+    ``(sources, targets)``, byte views (N, 1 or agents, bytes) of each field and (N, agents,
+    bytes) of its place; a shared field (one row) goes to every agent."""
+
+
+@overload(_publish_copies, inline="always")
+def _publish_copies_impl(i, copies):
+    if isinstance(copies, types.NoneType):
+        return lambda i, copies: None
+
+    def impl(i, copies):
+        sources, targets = copies
+        for f in range(len(sources)):
+            src = sources[f]
+            dst = targets[f]
+            for k in range(dst.shape[1]):
+                row = k if src.shape[1] > 1 else 0
+                for b in range(dst.shape[2]):
+                    dst[i, k, b] = src[i, row, b]
+
+    return impl
+
+
+@intrinsic
+def _address(typingctx, addr):
+    """An address (an int) as a pointer, for ``nb.carray``."""
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(types.voidptr))
+
+    return types.voidptr(types.int64), codegen
+
+
+@nb.njit(cache=True, error_model="numpy")
+def step_bound(addrs, state_t, cfg_t, action_t, obs_t, obs_shape, src):
+    """``step`` with ``out`` (a face's buffers, no masks or copies) for an engine of one
+    observation field, over arrays given by their addresses: numba unboxes two arrays per call
+    instead of about fifteen (each costs tens of nanoseconds: a small batch's whole step).
+
+    ``addrs`` holds the addresses of the engine's states, configuration, flat actions, low,
+    high and rewards, of the terminated and truncated flags (the face's own, one agent: the
+    engine's step writes them), the engine's observation and final observation, then of the
+    face's rewards and statistics (``running``, ``ended``), then N, agents, action width, the
+    autoreset mode and the time limit (slots 14 to 18); the dtypes and the field's shape come as
+    arguments (their types are the arrays' types). The caller keeps every array alive and
+    C-contiguous."""
+    n = addrs[14]
+    a = addrs[15]
+    w = addrs[16]
+    states = nb.carray(_address(addrs[0]), (n,), state_t)
+    cfgs = nb.carray(_address(addrs[1]), (1,), cfg_t)
+    flat = nb.carray(_address(addrs[2]), (n, a * w), action_t)
+    low = nb.carray(_address(addrs[3]), (a * w,), action_t)
+    high = nb.carray(_address(addrs[4]), (a * w,), action_t)
+    rewards = nb.carray(_address(addrs[5]), (n, a), np.float64)
+    terminated = nb.carray(_address(addrs[6]), (n,), np.bool_)
+    truncated = nb.carray(_address(addrs[7]), (n,), np.bool_)
+    obs = (nb.carray(_address(addrs[8]), (n, a) + obs_shape, obs_t),)
+    final_obs = (nb.carray(_address(addrs[9]), (n, a) + obs_shape, obs_t),)
+    out = (
+        borrowed(src),  # uncounted, as the rest: ``_publish`` unpacks it for every episode
+        nb.carray(_address(addrs[10]), (n, a), np.float32),
+        None,
+        None,
+        None,
+        None,
+        nb.carray(_address(addrs[11]), (n, a), np.float64),
+        nb.carray(_address(addrs[12]), (n, a, 2), np.float64),
+    )
+    mode = addrs[17]
+    max_steps = addrs[18]
+    return step(
+        states,
+        cfgs,
+        flat,
+        low,
+        high,
+        rewards,
+        terminated,
+        truncated,
+        obs,
+        final_obs,
+        mode,
+        max_steps,
+        None,
+        out,
+    )
+
+
 # >>> parallel variants
 @nb.njit(cache=True, error_model="numpy")
 def step(
@@ -185,6 +367,7 @@ def step(
     mode,
     max_steps,
     agents=None,
+    out=None,
 ):
     """Validate every action row, then advance every episode; returns -1 or the first bad index.
 
@@ -196,13 +379,21 @@ def step(
     ``returns`` (N, agents) and ``ends`` (N,) add up every ply's rewards and episode ends.
     Without it (numba compiles those branches away) the step is the caller's actions alone.
 
+    ``out``, when given, is a face's own buffers (see ``_publish``): the actions are read from its
+    first element (validated, then copied into ``actions``) and every episode's results are also
+    written into them in the same pass, so that the face needs no copy of its own.
+
     The generated module also holds ``step_parallel``: this function with ``parallel=True`` and
     ``nb.prange`` on the loop marked "parallel". The action count stays serial: it vectorises, and
     waking the threads for a second parallel loop would cost more than it saves. The body stays
     inline in the loop on purpose: moving it into a helper taking the record (even with
     inline="always") makes numba's code 1.5-2x slower.
     """
-    if count_bad_actions(actions, low, high) > 0:
+    if out is not None:
+        bad = _take_actions(out[0], actions, low, high)
+        if bad >= 0:
+            return bad
+    elif count_bad_actions(actions, low, high) > 0:
         return first_bad_action(actions, low, high)
     # The rows handed to the rules: read, or written inside the rules' call (see ``borrowed``).
     actions = borrowed(actions)
@@ -243,11 +434,15 @@ def step(
                 ends[i] += term or trunc
             if term or trunc:
                 s.done = (TERMINATED if term else 0) | (TRUNCATED if trunc else 0)
+                if out is not None:
+                    _publish_end(i, rewards, out)
                 if mode == SAME_STEP:
                     game_observe(s, cfg, final_obs, i)
                     _begin(s, cfg, obs, i)
                     continue
             game_observe_step(s, cfg, obs, i)
+        if out is not None:
+            _publish(s, i, rewards, terminated, truncated, out)
     return -1
 
 

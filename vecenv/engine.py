@@ -366,6 +366,117 @@ class Engine:
             self._raise_bad_action(bad, flat)
         return self.obs, self._rewards, self._terminated, self._truncated
 
+    def observe_into(self, arrays):
+        """Have every later reset and step write the observations into ``arrays`` instead of the
+        engine's own buffers: a tuple like ``_obs`` (each array of its shape and dtype,
+        C-contiguous, writeable and aligned), such as views of a caller's buffers (PufferLib's),
+        which then need no copy. ``obs`` shows them from then on."""
+        arrays = tuple(arrays)
+        if len(arrays) != len(self._obs):
+            raise ValueError(f"expected {len(self._obs)} observation arrays, got {len(arrays)}")
+        for mine, theirs in zip(self._obs, arrays, strict=True):
+            if (
+                not isinstance(theirs, np.ndarray)
+                or theirs.shape != mine.shape
+                or theirs.dtype != mine.dtype
+                or not (theirs.flags.c_contiguous and theirs.flags.writeable)
+                or not theirs.flags.aligned
+            ):
+                raise ValueError("observation arrays must match the engine's own")
+        if self._final_obs is self._obs:
+            self._final_obs = arrays
+        self._obs = arrays
+        self.obs = _read_only_views(self.observation, arrays)
+
+    def step_into(self, flat, out, parallel=False):
+        """The compiled step for a face that keeps its own result buffers (PufferLib's), as
+        ``(call, head)``: ``call(*head, out)`` reads the actions from ``out[0]`` (validated, then
+        copied into ``flat``, an array as ``step_flat`` takes), steps every episode and writes the
+        results into the engine's buffers and, in the same pass, into ``out`` (see ``_publish`` in
+        the drivers). It returns -1, or the first episode with a bad action (then nothing moved).
+
+        Compiled (or loaded from numba's cache) here, not on a first step. ``call`` is the machine
+        code for exactly these argument types and checks none: each call's ``out`` must have the
+        types of the one given here (same dtypes, dimensions and contiguity). With ``parallel``
+        it is the threaded loop; the caller sets numba's thread count."""
+        fn = self._drivers.step_parallel if parallel else self._drivers.step
+        head = (
+            self._states,
+            self._cfg,
+            flat,
+            self._act_low,
+            self._act_high,
+            self._rewards,
+            self._terminated,
+            self._truncated,
+            self._obs,
+            self._final_obs,
+            self._mode,
+            self._max_steps,
+            None,
+        )
+        args = head + (out,)
+        with _compiling(self.name):
+            fn.compile(tuple(numba.typeof(a) for a in args))
+        return _entry_point(fn, args) or fn, head
+
+    def step_bound(self, flat, out):
+        """``step_into`` with the cheapest call, where it applies (one agent, one observation
+        field, no masks or copies in ``out``; the serial loop), else None: ``(call, head)`` with
+        ``call(*head, actions)`` doing what ``call(*head, out)`` of ``step_into`` does with
+        ``out[0]`` replaced by ``actions``, except that the step writes its terminated and
+        truncated flags straight into ``out[2]`` and ``out[3]`` (the engine's own stay as they
+        were). Every array is passed by its address (see the drivers' ``step_bound``): the
+        caller keeps ``flat`` and ``out`` alive and never swaps the engine's buffers."""
+        if self.num_agents != 1 or len(self._obs) != 1 or self.observation[0].shared:
+            return None
+        if out[4] is not None or out[5] is not None:
+            return None
+        # The kernel rebuilds each array from its address and these sizes: check them here.
+        n = self.num_envs
+        for arr, dtype, size in (
+            (out[1], np.float32, n),
+            (out[2], np.bool_, n),
+            (out[3], np.bool_, n),
+            (out[6], np.float64, n),
+            (out[7], np.float64, 2 * n),
+        ):
+            if arr.dtype != dtype or arr.size != size:
+                raise ValueError("the face's buffers do not match the engine's episodes")
+        arrays = (
+            self._states,
+            self._cfg,
+            flat,
+            self._act_low,
+            self._act_high,
+            self._rewards,
+            out[2],
+            out[3],
+            self._obs[0],
+            self._final_obs[0],
+            out[1],
+            out[6],
+            out[7],
+        )
+        for arr in arrays:
+            if not (arr.flags.c_contiguous and arr.flags.writeable and arr.flags.aligned):
+                return None
+        addrs = [arr.ctypes.data for arr in arrays] + [0]
+        addrs += [self.num_envs, self.num_agents, self.action.width, self._mode, self._max_steps]
+        head = (
+            np.array(addrs, dtype=np.int64),
+            self.state_dtype,
+            self._cfg.dtype,
+            self._act_dtype,
+            self._obs[0].dtype,
+            tuple(int(d) for d in self._obs[0].shape[2:]),
+        )
+        args = head + (out[0],)
+        fn = self._drivers.step_bound
+        with _compiling(self.name):
+            fn.compile(tuple(numba.typeof(x) for x in args))
+        return _entry_point(fn, args) or fn, head
+
     def step_only(self, actions, mask):
         """Step the episodes where ``mask``; the others sit the step out, as finished episodes
         do under disabled autoreset (their rewards read 0). Only for engines made with

@@ -1,0 +1,126 @@
+"""CartPole through PufferLib's vector API: vecenv's native PufferEnv against PufferLib's own C
+environment (Ocean's ``cartpole`` binding), one process, one thread, N = 64 and 4096.
+
+Both are made by ``pufferlib.vector.make(..., backend=pufferlib.PufferEnv)`` and stepped with
+``env.step(actions)`` on int32 actions (PufferLib's buffer dtype), each reporting its episode
+statistics every 128 steps (Ocean's ``report_interval``). Rounds alternate, on one CPU: each
+timed vecenv round follows an Ocean round timed alike, so both sides see the same spells of a
+shared machine; the figures are the best round of each.
+
+Keys: ("pufferlib", N, "vecenv" | "ocean").
+"""
+
+import time
+import warnings
+
+import numpy as np
+import pytest
+import report
+from harness import BUDGET_S, MAX_ROUNDS, MIN_ROUNDS, calls_per_round, one_cpu
+
+from tests.envs.reference import need
+
+SIZES = (64, 4096)
+TARGETS = {64: 1.0, 4096: 1.2}
+REPORT_INTERVAL = 128
+SECTION = "PufferLib: CartPole through its vector API (vecenv vs Ocean's C binding, 1 thread)"
+
+
+def _declare():
+    for n in SIZES:
+        report.label(("pufferlib", n, "vecenv"), "vecenv.pufferlib")
+        report.label(("pufferlib", n, "ocean"), "Ocean cartpole")
+        report.compare(
+            SECTION,
+            f"N={n}",
+            ("pufferlib", n, "vecenv"),
+            ("pufferlib", n, "ocean"),
+            target=TARGETS[n],
+            target_text=f"target >= {TARGETS[n]:g}x",
+        )
+
+
+_declare()
+
+
+def _envs(n):
+    with warnings.catch_warnings():  # PufferLib imports the unmaintained gym package
+        warnings.simplefilter("ignore")
+        need("pufferlib.vector", "pufferlib 3.0 (see README, PufferLib)")
+        import pufferlib
+        import pufferlib.vector
+
+        ocean = need("pufferlib.ocean.cartpole.cartpole", "PufferLib's Ocean cartpole binding")
+    from vecenv.pufferlib import env_creator
+
+    make = pufferlib.vector.make
+    ours = make(
+        env_creator("cartpole", num_envs=n, report_interval=REPORT_INTERVAL),
+        backend=pufferlib.PufferEnv,
+    )
+    theirs = make(
+        ocean.Cartpole,
+        env_kwargs=dict(num_envs=n, report_interval=REPORT_INTERVAL),
+        backend=pufferlib.PufferEnv,
+    )
+    return ours, theirs
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_pufferlib_cartpole(benchmark, n):
+    benchmark.group = f"PufferLib CartPole N={n}"
+    ours, theirs = _envs(n)
+    ours.reset(0)
+    theirs.reset(0)
+    # Short rounds (about a millisecond): on a busy machine a round longer than the scheduler's
+    # time slice is almost never undisturbed, and the best round would say so.
+    calls = calls_per_round(n, cost=8)
+    rng = np.random.default_rng(0)
+    rows = list(rng.integers(0, 2, size=(calls, n), dtype=np.int32))
+
+    def round_of(env):
+        step = env.step
+
+        def round_fn():
+            for a in rows:
+                step(a)
+
+        return round_fn
+
+    ours_round, theirs_round = round_of(ours), round_of(theirs)
+    theirs_times = []
+
+    def theirs_timed():  # untimed by pytest-benchmark: the Ocean round before each of ours
+        start = time.perf_counter()
+        theirs_round()
+        theirs_times.append(time.perf_counter() - start)
+
+    if benchmark.disabled:
+        theirs_timed()
+        benchmark(ours_round)
+    else:
+        start = time.perf_counter()
+        ours_round()
+        theirs_round()
+        elapsed = max(time.perf_counter() - start, 1e-6)
+        rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS, 2 * BUDGET_S / elapsed)))
+        with one_cpu():  # both on the same CPU, never migrating between rounds
+            benchmark.pedantic(ours_round, setup=theirs_timed, rounds=rounds, iterations=1)
+        best = min(theirs_times)
+        info = {
+            "key": f"pufferlib/{n}/ocean",
+            "num_envs": n,
+            "calls_per_round": calls,
+            "env_steps_per_s": calls * n / best,
+            "us_per_call": best / calls * 1e6,
+        }
+        report.RESULTS[("pufferlib", n, "ocean")] = report.Result(calls * n / best, info)
+        benchmark.extra_info["ocean"] = info
+    report.record(benchmark, ("pufferlib", n, "vecenv"), calls, n, threads=1, impl="vecenv")
+    if not benchmark.disabled:
+        ratio = benchmark.extra_info.get(f"ratio_vs_pufferlib/{n}/ocean")
+        benchmark.extra_info["ratio_vs_ocean"] = ratio
+        print(f"\nPufferLib CartPole N={n}: vecenv/Ocean {ratio:.2f}x")
+    assert ours.observations.shape == (n, 4) and np.isfinite(ours.observations).all()
+    ours.close()
+    theirs.close()
