@@ -7,7 +7,9 @@ each of three builds, interleaved (same code, same code with the engine's CartPo
 
 - vecenv's: ``--vecenv-fail-over`` on the time over the calibration kernel, per round
   (``vecenv.perf``);
-- pytest-benchmark's plain rule: ``--benchmark-compare-fail=min:10%`` on the best round.
+- pytest-benchmark's plain rule: ``--benchmark-compare-fail=min:10%`` on the best round;
+- "every": vecenv's statistics applied to every figure, the ones it does not gate too (peers,
+  two-thread benchmarks on a 2-CPU machine), to show what gating them would cost.
 
 A run of the same code that a check fails is a false alarm; a run of a slowed build counts as
 caught by a check when the check fails every slowed benchmark that vecenv's check gates (those on
@@ -16,6 +18,10 @@ as a false alarm too if it also fails a benchmark that was not slowed. Prints th
 largest change seen, and writes them as JSON (``--out``).
 
     python benchmarks/gate_proof.py --runs 20 --threshold 10%
+
+``--via cli`` does the same with ``vecenv bench --save/--compare`` (CartPole, N = 64 and 4096, one
+and two threads, Gymnasium beside), the plain rule then applied to the raw round times of the
+same runs (the best round now over the best round of the baseline).
 """
 
 import argparse
@@ -33,6 +39,7 @@ ROOT = HERE.parent
 SELECTION = ("benchmarks/test_bench_step.py", "-k", "N4096")
 SLOWED = "vecenv"  # the benchmarks whose id names the engine: the step the hook slows
 BUILDS = (("same code", 0.0), ("15% slower", 0.15), ("30% slower", 0.30))
+CLI_ARGS = ("bench", "--num-envs", "64,4096", "--threads", "1,2", "--rounds", "40")
 MIN_FAILED = re.compile(r"^\s*(test_\S+) \(\S+\) - Field 'min' has failed")
 
 
@@ -79,8 +86,70 @@ def one_run(storage, threshold, slowdown, tmp, i):
     doc = json.loads(report.read_text())
     changes = {short(f["figure"]): f for f in doc["figures"] if "change" in f}
     ours = {name for name, f in changes.items() if f["verdict"] == "slower" and f["gate"]}
+    every = {name for name, f in changes.items() if f["verdict"] == "slower"}
     plain = {m.group(1) for line in out.splitlines() if (m := MIN_FAILED.match(line))}
-    return {"slowdown": slowdown, "ours": sorted(ours), "plain": sorted(plain), "changes": changes}
+    return {
+        "slowdown": slowdown,
+        "ours": sorted(ours),
+        "plain": sorted(plain),
+        "every": sorted(every),
+        "changes": changes,
+    }
+
+
+def cli_child(slowdown, argv):
+    """``vecenv bench`` with the engine's step slowed by ``slowdown`` (this process only)."""
+    sys.path.insert(0, str(HERE))
+    os.environ["VECENV_BENCH_SLOWDOWN"] = str(slowdown)
+    from harness import slowed
+
+    from vecenv.cli import bench, main
+
+    make = bench.make_ours
+
+    def make_slowed(*args, **kwargs):
+        target = make(*args, **kwargs)
+        target.step = slowed(target.step)
+        return target
+
+    bench.make_ours = make_slowed
+    sys.exit(main(argv))
+
+
+def cli_run(base, threshold, slowdown, tmp, i):
+    from vecenv.perf import compare, runs
+
+    now = Path(tmp) / f"now-{i}.json"
+    cmd = [sys.executable, __file__, "--child", str(slowdown), "--", *CLI_ARGS]
+    cmd += ["--save", str(now), "--compare", str(base), "--fail-over", threshold]
+    code, out = run(cmd, 0.0)
+    if code not in (0, 1) or not now.exists():
+        raise SystemExit(f"run {i} failed (exit {code}):\n{out[-3000:]}")
+    b, n = runs.load(base), runs.load(now)
+    rows = compare.compare_figures(b["figures"], n["figures"], compare.parse_threshold(threshold))
+    ours = {r.figure for r in compare.regressions(rows)}
+    every = {r.figure for r in rows if r.change is not None and r.change.slower}
+    assert bool(ours) == (code == 1), out  # what the command itself decided
+    changes = {
+        r.figure: {"change": r.change.change, "verdict": r.change.verdict, "gate": r.gate}
+        for r in rows
+        if r.change is not None
+    }
+    limit = 1 + compare.parse_threshold(threshold)
+    plain = {
+        name.replace(" vecenv", " vecenv/calibration").replace(
+            " gymnasium", " gymnasium/calibration"
+        )
+        for name, raw in n["raw"].items()
+        if min(raw["seconds"]) > limit * min(b["raw"][name]["seconds"])
+    }
+    return {
+        "slowdown": slowdown,
+        "ours": sorted(ours),
+        "plain": sorted(plain),
+        "every": sorted(every),
+        "changes": changes,
+    }
 
 
 def tally(results, names):
@@ -92,7 +161,7 @@ def tally(results, names):
     for label, slowdown in BUILDS:
         runs = [r for r in results if r["slowdown"] == slowdown]
         row = {"runs": len(runs)}
-        for check in ("ours", "plain"):
+        for check in ("ours", "plain", "every"):
             flagged = [set(r[check]) for r in runs]
             if slowdown:
                 row[f"{check}_caught"] = sum(target <= f for f in flagged)
@@ -120,16 +189,26 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=20, help="runs of each build (default 20)")
     ap.add_argument("--threshold", default="10%", help="both checks' threshold (default 10%%)")
     ap.add_argument("--out", default="gate_proof.json", help="where the figures go (JSON)")
-    args = ap.parse_args(argv)
+    ap.add_argument("--via", choices=("pytest", "cli"), default="pytest")
+    ap.add_argument("--child", type=float, help=argparse.SUPPRESS)
+    args, rest = ap.parse_known_args(argv)
+    if args.child is not None:
+        cli_child(args.child, [a for a in rest if a != "--"])
     with tempfile.TemporaryDirectory(prefix="vecenv-gate-proof-") as tmp:
         storage = Path(tmp) / "storage"
-        code, out = run(pytest_command(storage, ["--benchmark-save=baseline"]), 0.0)
+        if args.via == "pytest":
+            code, out = run(pytest_command(storage, ["--benchmark-save=baseline"]), 0.0)
+        else:
+            storage = Path(tmp) / "base.json"
+            cmd = [sys.executable, "-m", "vecenv", *CLI_ARGS, "--save", str(storage)]
+            code, out = run(cmd, 0.0)
         if code != 0:
             raise SystemExit(f"the baseline run failed:\n{out[-3000:]}")
         results, start = [], time.time()
+        measure = one_run if args.via == "pytest" else cli_run
         for i in range(args.runs):
             for label, slowdown in BUILDS:  # interleaved: every build sees the same spells
-                r = one_run(storage, args.threshold, slowdown, tmp, f"{i}-{slowdown}")
+                r = measure(storage, args.threshold, slowdown, tmp, f"{i}-{slowdown}")
                 results.append(r)
                 print(
                     f"run {i + 1:2d} {label:10s}  vecenv check fails: {r['ours'] or '-'}  "
@@ -139,7 +218,8 @@ def main(argv=None):
         names = sorted({n for r in results for n in r["changes"]})
         summary = {
             "threshold": args.threshold,
-            "selection": " ".join(SELECTION),
+            "via": args.via,
+            "selection": " ".join(SELECTION if args.via == "pytest" else CLI_ARGS),
             "slowed": [n for n in names if SLOWED in n],
             "seconds": round(time.time() - start),
             "load_average": list(os.getloadavg()),

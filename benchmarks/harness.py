@@ -37,17 +37,21 @@ MAX_ROUNDS = 400
 MIN_CALLS = 4
 
 
+MAX_CALLS = 256  # calls in a round, at most: small batches cost a few microseconds a call
+
+
 def calls_per_round(num_envs, cost=1):
-    """Step calls in one round: about 2**16 / ``cost`` env-steps, from 4 to 1000 calls.
+    """Step calls in one round: about 2**16 / ``cost`` env-steps, from 4 to MAX_CALLS calls.
 
     ``cost`` is how many times slower than the engine's CartPole a call is, roughly (gymnasium's
-    numpy CartPole 8, EnvPool 16, Acrobot 16): a round then lasts a few milliseconds for every
+    numpy CartPole 8, EnvPool 16, Acrobot 16): a round then lasts about a millisecond for every
     implementation. The count depends on nothing measured, so a benchmark's rounds are the same
     length in every run and ``--benchmark-compare`` compares like with like. Rounds of about a
-    millisecond: on a loaded machine a shorter round more often runs between two preemptions (at
-    N = 4096 rounds of 16 calls varied 3 times less from run to run than rounds of 64).
+    millisecond, because on a loaded machine the scheduler preempts a process every few
+    milliseconds: at N = 4096 rounds of 16 calls varied 3 times less from run to run than rounds of
+    64, and at N = 64 rounds of 1000 calls (3 ms) took 7 or 15 ms instead of 3 in whole runs.
     """
-    return max(MIN_CALLS, min(1000, 2**16 // (num_envs * cost)))
+    return max(MIN_CALLS, min(MAX_CALLS, 2**16 // (num_envs * cost)))
 
 
 def step_round(step, rows):
@@ -70,10 +74,14 @@ def run_rounds(benchmark, round_fn):
     if benchmark.disabled:
         benchmark(round_fn)
         return
-    start = time.perf_counter()
-    round_fn()  # warm-up, and calibration of the round count (never of the round's length)
-    elapsed = max(time.perf_counter() - start, 1e-6)
-    rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS, math.ceil(BUDGET_S / elapsed))))
+    # Warm-up, and the round count (never the round's length) from the fastest of three rounds:
+    # one round slowed by other work would otherwise cut the count.
+    elapsed = []
+    for _ in range(3):
+        start = time.perf_counter()
+        round_fn()
+        elapsed.append(time.perf_counter() - start)
+    rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS, math.ceil(BUDGET_S / max(min(elapsed), 1e-6)))))
     calibrated_rounds(benchmark, round_fn, rounds, warmup_rounds=1)
 
 
@@ -170,6 +178,18 @@ def slowed(step):
 
 def set_threads(num_threads):
     numba.set_num_threads(num_threads)
+
+
+def require_extra(extra, *modules):
+    """Skip the calling module (outside CI) when a package of ``extra`` is missing; in CI, where
+    every extra is installed, fail instead: there a missing package is a broken setup."""
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if not missing:
+        return
+    reason = f"{', '.join(missing)} not installed: pip install -e '.[{extra}]'"
+    if os.environ.get("CI"):
+        pytest.fail(f"the {extra} extra must be installed in CI: {reason}", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
 
 
 def envpool_module():

@@ -36,7 +36,13 @@ def test_the_same_distribution_is_never_called_slower(seed, n, m, spread, outlie
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n=sizes, m=sizes, spread=noise, outliers=disturbed)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(40, 200),
+    m=st.integers(40, 200),
+    spread=noise,
+    outliers=st.floats(0.0, 0.2),
+)
 def test_a_30_percent_slowdown_is_called_slower(seed, n, m, spread, outliers):
     base = rounds(seed, n, spread, outliers=outliers)
     now = rounds(seed + 1, m, spread, scale=1.3, outliers=outliers)
@@ -44,6 +50,43 @@ def test_a_30_percent_slowdown_is_called_slower(seed, n, m, spread, outliers):
     assert c.slower
     assert 0 < c.low <= c.change <= c.high
     assert abs(c.change - 0.3) < 0.15
+
+
+def timed_rounds(seed, n, scale=1.0, disturbed=0.4):
+    """(time over calibration, calibration seconds) of ``n`` rounds, a share of them disturbed:
+    some in the benchmark round (slower), some in the calibration round (the ratio then lower)."""
+    rng = np.random.default_rng(seed)
+    cal = 3e-4 * np.exp(rng.normal(0, 0.01, n))
+    t = scale * 1.2e-3 * np.exp(rng.normal(0, 0.01, n))
+    hit = rng.random(n) < disturbed
+    half = rng.random(n) < 0.5
+    t[hit & half] *= rng.uniform(2, 8, (hit & half).sum())
+    cal[hit & ~half] *= rng.uniform(2, 8, (hit & ~half).sum())
+    return t / cal, cal
+
+
+def test_steady_rounds_leave_the_disturbed_ones_out():
+    x, cal = timed_rounds(0, 200)
+    kept = compare.steady(x, cal)
+    assert 100 <= kept.size <= 140  # about the 60% undisturbed
+    assert np.all(np.abs(kept / 4.0 - 1) < 0.1)
+    assert compare.steady(x).size == 200  # no calibration times: every round counts
+    assert compare.steady(x[:4], cal[:4]).size == 4  # too few to judge: all kept
+    with pytest.raises(ValueError, match="calibration times"):
+        compare.steady(x, cal[:-1])
+
+
+@pytest.mark.parametrize(("scale", "verdict"), [(1.0, "same"), (1.15, "slower"), (0.8, "faster")])
+def test_a_run_taken_in_a_bad_spell_is_still_judged(scale, verdict):
+    # 40% of both runs' rounds disturbed: the plain median has no clear interval, steady rounds do.
+    bx, bc = timed_rounds(1, 150)
+    nx, nc = timed_rounds(2, 150, scale=scale)
+    rows = compare.compare_figures(
+        {"f": {"samples": bx, "calibration": bc}}, {"f": {"samples": nx, "calibration": nc}}, 0.1
+    )
+    assert rows[0].change.verdict == verdict
+    assert abs(rows[0].change.change - (scale - 1)) < 0.03
+    assert rows[0].rounds[1] == rows[0].rounds[3] == 150 and rows[0].rounds[0] < 120
 
 
 def test_a_speed_up_is_called_faster_and_never_fails():
@@ -110,18 +153,12 @@ def test_table_and_json(tmp_path):
     assert [r.figure for r in rows] == ["slow", "info", "new", "gone"]
     assert [r.figure for r in compare.regressions(rows)] == ["slow"]  # "info" is not gated
     lines = compare.table(rows, THRESHOLD)
-    assert lines[0].split() == [
-        "figure",
-        "baseline",
-        "now",
-        "change",
-        "[95%",
-        "interval]",
-        "verdict",
-    ]
+    head = ["figure", "baseline", "now", "change", "[95%", "interval]", "rounds", "verdict"]
+    assert lines[0].split() == head
     assert lines[1].split()[-1] == "SLOWER"
     assert lines[2].endswith("slower (not gated)")
     assert "not in the baseline" in lines[3] and "not measured now" in lines[4]
+    assert lines[1].split()[-3:-1] == ["40/40", "40/40"]  # no calibration: every round kept
     assert lines[-1].startswith("1 figure(s) slower by more than 10%")
     out = tmp_path / "c.json"
     compare.write_json(rows, THRESHOLD, out, baseline="b.json")
@@ -129,4 +166,5 @@ def test_table_and_json(tmp_path):
 
     doc = json.loads(out.read_text())
     assert doc["failed"] and doc["baseline"] == "b.json"
+    assert doc["figures"][0]["rounds"] == [40, 40, 40, 40]
     assert doc["figures"][0]["verdict"] == "slower"

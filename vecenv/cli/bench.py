@@ -213,10 +213,7 @@ def cmd_bench(args, out):
         run = bench_gate.measure_run(
             args, out, spec, gym_id, ns, threads, mode, make_ours, make_theirs, line, si
         )
-        if args.save:
-            bench_gate.runs.save(run, args.save)
-            print(f"saved {args.save}", file=out)
-        return bench_gate.judge(args, out, run) if args.compare else 0
+        return bench_gate.save_and_judge(args, out, run)
 
     total = len(ns) * (len(threads) + (mode is not None))
     progress = Progress(total, "bench")

@@ -17,11 +17,15 @@ from vecenv.perf import compare, rounds, runs
 
 from .common import CliError
 
+PEER_COST = 8  # Gymnasium's calls cost about this many of vecenv's: its rounds have fewer
 
-def calls_per_round(n):
-    """Step calls in a round: about 2**16 env-steps (a millisecond or so of vecenv), 4 to 1000.
-    It depends on N only, so saved runs compare round for round."""
-    return max(4, min(1000, 2**16 // n))
+
+def calls_per_round(n, cost=1):
+    """Step calls in a round: about 2**16 / ``cost`` env-steps, 4 to 256: about a millisecond,
+    shorter than the few milliseconds a loaded machine's scheduler lets a process run (rounds of
+    3 ms at N = 64 took 7 or 15 ms in whole runs). It depends on N only, so saved runs compare
+    round for round."""
+    return max(4, min(256, 2**16 // (n * cost)))
 
 
 def usable_cpus():
@@ -42,13 +46,13 @@ def measure_run(args, out, spec, gym_id, ns, threads, mode, make_ours, make_thei
     settings["seed"], settings["gymnasium"] = args.seed, mode
     run = runs.new_run(label=f"vecenv bench --env {gym_id}", settings=settings)
     for n in ns:
-        k = calls_per_round(n)
+        k, k_gym = calls_per_round(n), calls_per_round(n, PEER_COST)
         targets, made = {}, []
         try:
             if mode is not None:
                 theirs = make_theirs(gym_id, mode, n, args.seed)
                 made.append(theirs)
-                targets["gymnasium"] = functools.partial(theirs.run, k)
+                targets["gymnasium"] = functools.partial(theirs.run, k_gym)
             for t in threads:
                 try:
                     ours = make_ours(spec, n, t, args.seed)
@@ -63,11 +67,11 @@ def measure_run(args, out, spec, gym_id, ns, threads, mode, make_ours, make_thei
         gym_rate = None
         if mode is not None:
             gym_s, gym_cal = (np.asarray(x) for x in timed["gymnasium"])
-            gym_rate = n * k / float(np.median(gym_s))
+            gym_rate = n * k_gym / float(np.median(gym_s))
             name = figure_names(gym_id, n, 1)["theirs"]
             what = "Gymnasium's time per call over the calibration round before it"
-            runs.add_figure(run, name, gym_s / k / gym_cal, gate=False, what=what)
-            run["raw"][f"{gym_id} N={n} gymnasium"] = {"seconds": list(gym_s), "calls": k}
+            runs.add_figure(run, name, gym_s / k_gym / gym_cal, False, what, calibration=gym_cal)
+            run["raw"][f"{gym_id} N={n} gymnasium"] = {"seconds": list(gym_s), "calls": k_gym}
         for t in threads:
             s, cal = (np.asarray(x) for x in timed[t])
             names = figure_names(gym_id, n, t)
@@ -75,16 +79,26 @@ def measure_run(args, out, spec, gym_id, ns, threads, mode, make_ours, make_thei
             # On every CPU of a shared machine a figure measures the other tenants too: shown,
             # not gated (see vecenv.perf.pytest_plugin).
             gate = t < (usable_cpus() or 1)
-            runs.add_figure(run, names["ours"], s / k / cal, gate=gate, what=what)
+            runs.add_figure(run, names["ours"], s / k / cal, gate, what, calibration=cal)
             if mode is not None:
-                what = "vecenv's round time over Gymnasium's in the same round"
-                runs.add_figure(run, names["peer"], s / gym_s, gate=False, what=what)
+                what = "vecenv's time per call over Gymnasium's, in the same round"
+                runs.add_figure(run, names["peer"], (s / k) / (gym_s / k_gym), False, what)
             run["raw"][f"{gym_id} N={n} T={t} vecenv"] = {"seconds": list(s), "calls": k}
-            run["calibration"][f"N={n} T={t}"] = list(cal)
             rate = n * k / float(np.median(s))
             ratio = f"{rate / gym_rate:.2f}x" if gym_rate else "-"
             print(line.format(gym_id, n, t, si(rate), si(gym_rate), ratio), file=out, flush=True)
     return run
+
+
+def save_and_judge(args, out, run):
+    """``--save`` the run, ``--compare`` it; the exit status."""
+    if args.save:
+        try:
+            runs.save(run, args.save)
+        except OSError as e:
+            raise CliError(f"cannot save the run to {args.save!r}: {e.strerror or e}") from None
+        print(f"saved {args.save}", file=out)
+    return judge(args, out, run) if args.compare else 0
 
 
 def judge(args, out, run):

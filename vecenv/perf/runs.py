@@ -2,9 +2,9 @@
 
     {"format": "vecenv-perf/1", "created": "2026-01-01T12:00:00+00:00", "label": "...",
      "machine": {...}, "versions": {...}, "settings": {...},
-     "figures": {name: {"samples": [...], "value": median, "gate": true, "what": "..."}},
-     "raw": {name: {"seconds": [...], "calls": k, "num_envs": n}},
-     "calibration": {target: [seconds of the calibration round before each of its rounds]}}
+     "figures": {name: {"samples": [...], "calibration": [...], "value": median of the steady
+                        rounds, "gate": true, "what": "..."}},
+     "raw": {name: {"seconds": [...], "calls": k}}}
 
 ``history(folder)`` reads every run saved in a folder, oldest first.
 """
@@ -17,6 +17,8 @@ import platform
 from pathlib import Path
 
 import numpy as np
+
+from . import compare
 
 FORMAT = "vecenv-perf/1"
 VERSIONED = ("vecenv", "numpy", "numba", "gymnasium", "llvmlite")
@@ -56,15 +58,22 @@ def new_run(label="", settings=None):
         "settings": dict(settings or {}),
         "figures": {},
         "raw": {},
-        "calibration": {},
     }
 
 
-def add_figure(run, name, samples, gate=True, what=""):
+def add_figure(run, name, samples, gate=True, what="", calibration=None):
+    """A figure: its per-round samples, and the calibration seconds before each round when the
+    samples are times over them (``vecenv.perf.compare.steady`` then leaves disturbed rounds out).
+    """
     samples = [float(s) for s in samples]
-    finite = [s for s in samples if np.isfinite(s)]
-    value = float(np.median(finite)) if finite else None
-    run["figures"][name] = {"samples": samples, "value": value, "gate": gate, "what": what}
+    fig = {"samples": samples, "value": None, "gate": gate, "what": what}
+    if calibration is not None:
+        fig["calibration"] = [float(c) for c in calibration]
+        if len(fig["calibration"]) != len(samples):
+            raise ValueError(f"{len(samples)} samples but {len(calibration)} calibration times")
+    kept = compare.steady(samples, fig.get("calibration"))
+    fig["value"] = float(np.median(kept)) if kept.size else None
+    run["figures"][name] = fig
 
 
 def save(run, path):
