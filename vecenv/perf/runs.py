@@ -62,9 +62,9 @@ def new_run(label="", settings=None):
 
 
 def add_figure(run, name, samples, gate=True, what="", calibration=None):
-    """A figure: its per-round samples, and the calibration seconds before each round when the
-    samples are times over them (``vecenv.perf.compare.steady`` then leaves disturbed rounds out).
-    """
+    """A figure: its per-round samples and, when the samples are times over a reference time
+    measured beside each round (the calibration round's, or a peer's), those reference times
+    (``vecenv.perf.compare.steady`` then leaves the disturbed rounds out)."""
     samples = [float(s) for s in samples]
     fig = {"samples": samples, "value": None, "gate": gate, "what": what}
     if calibration is not None:
