@@ -17,8 +17,9 @@ too): one that sets ``extra_info["gate"] = False`` (a peer or reference it is me
 its slowdown is not a regression of the code under test), and one whose ``extra_info["threads"]``
 is at least the number of CPUs the process may use: on a machine shared with other work it waits
 for whichever core another process holds, so its figure measures the other tenants as much as the
-code (on a loaded 2-vCPU machine two-thread figures moved by up to 40% between runs of the same
-code, whatever the normalisation).
+code (on a loaded 2-vCPU machine, before disturbed rounds were left out, two-thread figures moved
+by 40% and more between runs of the same code; with steady rounds they held in 20 runs, but one
+busy neighbour is enough to move them).
 """
 
 import os
