@@ -1,4 +1,5 @@
-"""pytest-benchmark setup of the suites, and the comparison table printed at the end of a run."""
+"""pytest-benchmark setup of the suites, the comparison table printed at the end of a run, and the
+regression check on normalised figures (``vecenv.perf.pytest_plugin``: ``--vecenv-fail-over``)."""
 
 import os
 import sys
@@ -10,9 +11,19 @@ sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import report  # noqa: E402
 
 from tests import isolated  # noqa: E402
+from vecenv.perf import pytest_plugin  # noqa: E402
 
 # kaggle-environments is installed apart, on its first import (see tests/isolated.py).
 isolated.kaggle_on_import()
+
+PLUGIN = "vecenv.perf.pytest_plugin"
+
+
+def pytest_addoption(parser, pluginmanager):
+    # Registered here rather than by ``pytest_plugins`` (which pytest allows only in the root
+    # conftest): its options are added at once, as pytest_addoption replays for late plugins.
+    if not pluginmanager.has_plugin(PLUGIN):
+        pluginmanager.register(pytest_plugin, PLUGIN)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

@@ -25,9 +25,12 @@ import tempfile
 import threading
 
 import report
+from harness import require_extra
 
-from vecenv.arena import Arena, client
-from vecenv.arena.launch import ServerProcess
+require_extra("arena", "flask", "sqlalchemy", "waitress")
+
+from vecenv.arena import Arena, client  # noqa: E402
+from vecenv.arena.launch import ServerProcess  # noqa: E402
 
 ENV_CLASS = "vecenv.aisys.environment:TicTacToe"
 CONFIG = {"opponent": "random"}

@@ -3,6 +3,7 @@
     vecenv list
     vecenv train random --env CartPole-v1 --episodes 10 [--seed S] [--render] [--render-to F]
     vecenv bench --env CartPole-v1 --num-envs 1,64,4096 --threads 1,2 [--steps K | --seconds S]
+        [--save FILE] [--compare FILE --fail-over 10%] | --history DIR --plot FILE.png
     vecenv play connectx --agents negamax random --matches 10000 [--replay FILE.html]
     vecenv arena serve | env add | agent add | agents | play   (see vecenv.cli.arena)
     vecenv new NAME [--dir DIR] [--agents 1|2]       (see vecenv.cli.game)

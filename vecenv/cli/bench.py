@@ -3,6 +3,8 @@
 Actions are drawn before the clock starts (a pool of batches, cycled), the first calls (compiles,
 first touches) are warm-up, and each figure is the median of a few timed runs. Gymnasium has no
 thread count, so its figure is measured once per N and shared by every thread row.
+
+``--save``/``--compare``/``--history`` make it a regression check (``bench_gate``).
 """
 
 import importlib.util
@@ -13,6 +15,7 @@ import time
 
 import numpy as np
 
+from . import bench_gate
 from .common import GYM_PREFIX, CliError, Progress, parse_ints
 from .train import sample
 
@@ -153,6 +156,9 @@ def cmd_bench(args, out):
 
     from vecenv import registry
 
+    if args.history:
+        return bench_gate.history(args, out)
+    gate = args.save is not None or args.compare is not None
     if args.env.startswith(GYM_PREFIX):
         raise CliError("bench takes one of our games; it measures Gymnasium's own beside it")
     try:
@@ -174,6 +180,10 @@ def cmd_bench(args, out):
     if args.repeats < 1:
         raise CliError(f"--repeats must be at least 1, got {args.repeats}")
     check_plot(args.plot)
+    if gate:
+        if args.plot:
+            raise CliError("--plot draws a plain bench or --history, not --save/--compare")
+        bench_gate.check_args(args)
     seconds = DEFAULT_SECONDS if args.steps is None and args.seconds is None else args.seconds
     mode = None if args.no_gym else gym_mode(gym_id)
 
@@ -193,12 +203,24 @@ def cmd_bench(args, out):
             f"gymnasium: gymnasium.make_vec('{gym_id}', vectorization_mode='{mode}'){note}",
             file=out,
         )
-    print(f"random actions, median of {args.repeats} runs of {budget}", file=out)
+    if gate:
+        print(
+            f"random actions, {args.rounds} rounds of each, each after a calibration round "
+            "(rates from the median round)",
+            file=out,
+        )
+    else:
+        print(f"random actions, median of {args.repeats} runs of {budget}", file=out)
 
     w = max(len(gym_id), 3)
     head = ("env", "N", "threads", "vecenv steps/s", "gymnasium steps/s", "ratio")
     line = "{:<" + str(w) + "}  {:>7}  {:>7}  {:>14}  {:>17}  {:>7}"
     print(line.format(*head), file=out, flush=True)
+    if gate:
+        run = bench_gate.measure_run(
+            args, out, spec, gym_id, ns, threads, mode, make_ours, make_theirs, line, si
+        )
+        return bench_gate.save_and_judge(args, out, run)
 
     total = len(ns) * (len(threads) + (mode is not None))
     progress = Progress(total, "bench")
@@ -267,4 +289,26 @@ def add_parser(sub):
     )
     bench.add_argument("--no-gym", action="store_true", help="skip Gymnasium's vector env")
     bench.add_argument("--plot", metavar="FILE.png", help="save a log-log plot (matplotlib)")
+    check = bench.add_argument_group(
+        "regression check",
+        "interleaved rounds, each after a calibration kernel round; figures saved as JSON",
+    )
+    check.add_argument("--save", metavar="FILE", help="save this run (figures, rounds, machine)")
+    check.add_argument(
+        "--compare",
+        metavar="FILE",
+        help="compare with a saved run; exit 1 on a slowdown over --fail-over",
+    )
+    check.add_argument(
+        "--fail-over",
+        default="10%",
+        metavar="PCT",
+        help="slowdown that fails --compare when its interval is clear (default %(default)s)",
+    )
+    check.add_argument(
+        "--rounds", type=int, default=40, help="rounds of each target (default %(default)s)"
+    )
+    check.add_argument(
+        "--history", metavar="DIR", help="with --plot: the figures of the runs saved in DIR"
+    )
     bench.set_defaults(func=cmd_bench)
