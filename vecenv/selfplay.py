@@ -183,14 +183,28 @@ class Seats:
         self._rngs = np.zeros((m, 2), dtype=AGENT_RNG)
         self.reseed()
         self.policies = []  # (policy, seat of each episode)
-        drivers = engine._drivers
-        self._act = drivers.act_agents_parallel if engine.num_threads > 1 else drivers.act_agents
+        self._bind()
         self.low = int(engine.action.low[0])
         # ``step``'s moves (in the engine's action type), and its running totals per episode:
         # each agent's rewards and the episodes ended (set them to zero to start over).
         self._actions = np.zeros((m, 2), dtype=engine._act_dtype)
         self._returns = np.zeros((m, 2), dtype=np.float64)
         self._ends = np.zeros(m, dtype=np.int64)
+
+    def _bind(self):
+        drivers = self.engine._drivers
+        threaded = self.engine.num_threads > 1
+        self._act = drivers.act_agents_parallel if threaded else drivers.act_agents
+
+    # Pickled with its engine, the agents' memories and streams and the Python policies (which
+    # must pickle themselves); modules and compiled code are looked up again where it loads.
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k not in ("module", "_act")}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.module = registry.game_module(self.engine.name, "agents")
+        self._bind()
 
     def assign(self, agent, seat_of):
         """``agent`` plays seat ``seat_of[i]`` of episode i, instead of whoever played it."""
