@@ -207,3 +207,47 @@ def test_make_vec_with_num_workers():
         same_step(env.step(a), local.step(a))
     finally:
         env.close()
+
+
+def lowest_legal(obs, legal):
+    """A batched Python policy: each match's move from its own row."""
+    return np.argmax(legal, axis=1).astype(np.int64)
+
+
+def test_play_on_the_cluster_gives_the_local_results():
+    from vecenv import selfplay
+
+    local = selfplay.play("connectx", ("negamax", lowest_legal), 37, seed=8, keep_actions=True)
+    done = []
+    spread = selfplay.play(
+        "connectx",
+        ("negamax", lowest_legal),
+        37,
+        seed=8,
+        keep_actions=True,
+        cluster=True,
+        progress=lambda d, t: done.append((d, t)),
+    )
+    for key in ("rewards", "statuses", "seats", "plies", "actions"):
+        assert same(getattr(spread, key), getattr(local, key)), key
+    assert spread.summary == local.summary and done[-1] == (37, 37) and len(done) > 1
+
+
+def test_tournament_command_on_the_cluster(tmp_path, capsys):
+    from tests.test_cli import run
+    from vecenv import tournament
+
+    address = vray.ray.get_runtime_context().gcs_address
+    page = tmp_path / "t.html"
+    code, out, _ = run(
+        capsys,
+        "tournament", "tictactoe", "--agents", "reaction", "random",
+        "tests.test_ray:lowest_legal", "--matches-per-pair", "12", "--ray", address,
+        "--html", str(page),
+    )  # fmt: skip
+    assert code == 0, out
+    local = tournament.round_robin(
+        "tictactoe", ["reaction", "random", "tests.test_ray:lowest_legal"], 12
+    )
+    assert str(local) in out
+    assert "cross-table" in page.read_text() and "reaction" in page.read_text()

@@ -23,11 +23,10 @@ from gymnasium.vector.utils import batch_space, create_empty_array
 from vecenv.engine import autoreset_mode as autoreset_mode_of
 from vecenv.engine import fresh_seed, is_integer
 
-try:
-    import ray
+from .cluster import connect, ray, require_ray  # noqa: F401  (re-exported)
+
+if ray is not None:
     from ray.exceptions import ActorUnavailableError, GetTimeoutError, RayActorError
-except ImportError:  # pragma: no cover - the extra is missing
-    ray = None
 
 DEFAULT_TIMEOUT = 120.0  # seconds a worker may take to answer one call (a restart included)
 _GYM_MODES = {
@@ -35,23 +34,6 @@ _GYM_MODES = {
     "same_step": AutoresetMode.SAME_STEP,
     "disabled": AutoresetMode.DISABLED,
 }
-
-
-def require_ray():
-    """The ``ray`` module, or an ImportError saying which extra to install."""
-    if ray is None:
-        raise ImportError('vecenv.ray needs Ray: pip install "vecenv[ray]"')
-    return ray
-
-
-def connect(address=None, **init_kwargs):
-    """Connect this process to a Ray cluster unless it already is: ``address`` as
-    ``ray.init`` takes it (``"auto"``, ``"ray://host:10001"``, ``"host:6379"``); None starts a
-    local one, or joins the one ``RAY_ADDRESS`` names."""
-    require_ray()
-    if not ray.is_initialized():
-        ray.init(address=address, **init_kwargs)
-    return ray
 
 
 def split(num_envs, num_workers):

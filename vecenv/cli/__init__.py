@@ -3,7 +3,8 @@
     vecenv list
     vecenv train random --env CartPole-v1 --episodes 10 [--seed S] [--render] [--render-to F]
     vecenv bench --env CartPole-v1 --num-envs 1,64,4096 --threads 1,2 [--steps K | --seconds S]
-    vecenv play connectx --agents negamax random --matches 10000 [--replay FILE.html]
+    vecenv play connectx --agents negamax random --matches 10000 [--replay FILE.html] [--ray ADDR]
+    vecenv tournament connectx --agents negamax random A.pt --matches-per-pair M [--ray ADDR]
     vecenv arena serve | env add | agent add | agents | play   (see vecenv.cli.arena)
     vecenv new NAME [--dir DIR] [--agents 1|2]       (see vecenv.cli.game)
     vecenv check NAME_OR_PATH [--only CHECK ...]
@@ -17,11 +18,11 @@ import argparse
 import os
 import sys
 
-from . import arena, bench, game, listing, play, train
+from . import arena, bench, game, listing, play, tournament, train
 from .common import PROG, CliError
 
 # The commands, one module each, in the order ``--help`` lists them.
-COMMANDS = (listing, train, bench, play, arena, game)
+COMMANDS = (listing, train, bench, play, tournament, arena, game)
 
 
 def build_parser():
