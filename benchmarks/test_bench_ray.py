@@ -8,7 +8,8 @@ the Ray env at least 0.7x the local engine at N = 65536.
 
 **Scaling model** (``test_ray_cost_split``, CartPole, N = 65536, 2 workers): a step's time split
 into compute (a worker's engine step over its slice, timed alone), serialisation (pickling and
-unpickling a worker's actions and results, as Ray does) and transport (the rest of the measured
+unpickling a worker's actions, sent as the smallest integers that hold them, and results, as Ray
+does) and transport (the rest of the measured
 Ray step), the bytes crossing the network per env-step, and from those figures the projected
 throughput of 8 and 64 nodes with the same episodes per node (the driver gathers every node's
 results, so its serialisation and transport grow with the nodes while compute stays per node).
@@ -112,11 +113,11 @@ def test_ray_cost_split(benchmark, local_ray):
         remote.reset(seed=0)
         alone.reset(seed=0)
         a = np.zeros(n, dtype=np.int64)
-        a_part = a[:part]
+        a_part = a[:part].astype(np.int8)  # what the Ray env sends: the smallest integers
         remote.step(a)
         total = _best(lambda: remote.step(a), repeats)
-        compute = _best(lambda: alone.step(a_part), repeats)
-        result = alone.step(a_part)
+        compute = _best(lambda: alone.step(a[:part]), repeats)
+        result = alone.step(a[:part])
 
         def serialise():
             pickle.loads(pickle.dumps(a_part, protocol=5))

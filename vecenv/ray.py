@@ -344,6 +344,11 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             if bad.size:
                 i = int(bad[0])
                 raise ValueError(f"action of env {i} is out of range [{low}, {high}]: {a[i]}")
+            # The smallest integers that hold every move: a quarter or an eighth of the bytes
+            # to send, and Ray passes small arguments inline rather than through its store.
+            small = np.promote_types(np.min_scalar_type(low), np.min_scalar_type(high))
+            if small.itemsize < a.dtype.itemsize:
+                a = a.astype(small)
         else:
             if a.dtype.kind not in "iuf":
                 raise ValueError(f"actions must be numbers, got dtype {a.dtype}")
