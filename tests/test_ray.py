@@ -15,6 +15,7 @@ from gymnasium.vector import AutoresetMode
 import vecenv.ray as vray
 from vecenv.gym.vector import GameVectorEnv
 
+from .arena.postgres import postgres_url  # noqa: F401  (a fixture)
 from .raycluster import ray_cluster  # noqa: F401  (the module's cluster)
 
 pytestmark = pytest.mark.usefixtures("ray_cluster")
@@ -251,3 +252,34 @@ def test_tournament_command_on_the_cluster(tmp_path, capsys):
     )
     assert str(local) in out
     assert "cross-table" in page.read_text() and "reaction" in page.read_text()
+
+
+def test_arena_servers_on_the_cluster_share_one_postgres_database(postgres_url):  # noqa: F811
+    import functools
+
+    from vecenv.arena import Arena, on_ray
+
+    from .arena.helpers import (
+        RPS,
+        SHORT_RPS,
+        Player,
+        assert_rps_runs_and_ratings,
+        assert_stored,
+        random_moves,
+        run_together,
+    )
+
+    arena = Arena(postgres_url)
+    arena.add_environment("rps", env_class=RPS, config=SHORT_RPS)
+    configs = [arena.add_agent("rps", f"agent{k}") for k in range(2)]
+    with on_ray.serve(postgres_url, servers=2, host="127.0.0.1") as servers:
+        assert len(set(servers.urls)) == 2
+        players = [
+            Player(dict(config, url=url), random_moves(10 * k + s))
+            for k, config in enumerate(configs)
+            for s, url in enumerate(servers.urls)
+        ]
+        run_together([functools.partial(player.play, 5) for player in players])
+    assert_stored(arena, players)
+    assert_rps_runs_and_ratings(arena, 5)
+    arena.close()
