@@ -17,7 +17,15 @@ results, so its serialisation and transport grow with the nodes while compute st
 Ray starts a one-node cluster of 2 CPUs in this process. In smoke mode (``--benchmark-disable``)
 N = 64 and one round each. Ray is an optional peer: without it these benchmarks skip.
 
-Keys: ("ray", game, N, impl) with impl "local-T2" and "ray-W2".
+**Against RLlib's env runners** (where ``ray.rllib`` imports: it needs ``ray[rllib]``, whose
+pins move gymnasium, so it is no part of the test extra): env-steps per second of two remote
+``SingleAgentEnvRunner`` actors sampling CartPole-v1 (gymnasium's vector env, 64 envs per runner,
+random actions, ``sample(num_timesteps=20000)`` each, in parallel) against
+``vecenv.ray.VectorEnv("CartPole-v1", 4096, num_workers=2)`` stepped with random actions, on the
+same one-node Ray. Target: at least 10x.
+
+Keys: ("ray", game, N, impl) with impl "local-T2" and "ray-W2"; ("ray", "rllib", impl) with impl
+"rllib-W2" and "vecenv-W2".
 """
 
 import pickle
@@ -48,6 +56,16 @@ for _game in GAMES:
             target=0.7 if _n == 65536 else None,
             target_text=">= 0.7x" if _n == 65536 else "",
         )
+
+
+report.compare(
+    "Ray",
+    "CartPole: vecenv.ray 2 workers (N=4096) vs RLlib's 2 env runners (64 envs each)",
+    ("ray", "rllib", "vecenv-W2"),
+    ("ray", "rllib", "rllib-W2"),
+    target=10.0,
+    target_text=">= 10x",
+)
 
 
 @pytest.fixture(scope="module")
@@ -153,3 +171,44 @@ def test_ray_cost_split(benchmark, local_ray):
         assert total > 0 and bytes_per_step > 0
     finally:
         remote.close()
+
+
+RLLIB_STEPS = 20000  # env-steps each runner samples a round
+
+
+@pytest.mark.parametrize("impl", ["rllib-W2", "vecenv-W2"])
+def test_against_rllib_env_runners(benchmark, local_ray, impl):
+    smoke = benchmark.disabled
+    if impl == "rllib-W2":
+        try:
+            from ray.rllib.algorithms.ppo import PPOConfig
+            from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+        except ImportError as exc:
+            pytest.skip(f"RLlib does not import ({exc}): pip install 'ray[rllib]'")
+        config = (
+            PPOConfig()
+            .environment("CartPole-v1")
+            .env_runners(num_env_runners=0, num_envs_per_env_runner=64)
+        )
+        runner = ray.remote(num_cpus=1)(SingleAgentEnvRunner)
+        runners = [runner.remote(config=config) for _ in range(2)]
+        steps = 200 if smoke else RLLIB_STEPS
+
+        def sample():
+            ray.get([r.sample.remote(num_timesteps=steps, random_actions=True) for r in runners])
+
+        sample()
+        timed(benchmark, sample, 1 if smoke else 3)
+        report.record(benchmark, ("ray", "rllib", impl), 1, 2 * steps)
+        for r in runners:
+            ray.kill(r)
+        return
+    n = 64 if smoke else 4096
+    env = vray.VectorEnv("CartPole-v1", num_envs=n, num_workers=2, seed=0, copy=False)
+    try:
+        env.reset(seed=0)
+        moves = _actions(env, n, 1 if smoke else STEPS)
+        timed(benchmark, _round(env, moves), 1 if smoke else ROUNDS)
+        report.record(benchmark, ("ray", "rllib", impl), len(moves), n)
+    finally:
+        env.close()
