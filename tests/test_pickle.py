@@ -204,3 +204,32 @@ def test_game_classes_pickle_by_reference():
     assert pickle.loads(pickle.dumps(cls)) is cls
     vec = gymnasium.make_vec("vecenv/Catch-v0", num_envs=2)
     assert pickle.loads(pickle.dumps(type(vec))) is type(vec)
+
+
+@pytest.mark.parametrize("game", ["connectx", "tictactoe"])
+def test_pettingzoo_parallel_env_continues_identically(game):
+    from vecenv import pettingzoo
+
+    env = pettingzoo.parallel_env(game)
+    env.reset(seed=6)
+    rng = np.random.default_rng(4)
+
+    def moves(e, obs):
+        """A random move of every agent (an illegal one ends the game, also a continuation)."""
+        return {
+            agent: int(e.action_space(agent).start + rng.integers(e.action_space(agent).n))
+            for agent in e.agents
+        }
+
+    obs = None
+    for _ in range(2):
+        obs, *_ = env.step(moves(env, obs))
+    loaded = copies(env)
+    for _ in range(6):
+        if not env.agents:
+            break
+        a = moves(env, obs)
+        outs = [e.step(a) for e in [env, *loaded]]
+        for out in outs[1:]:
+            assert same(out[:4], outs[0][:4])
+        obs = outs[0][0]
