@@ -131,7 +131,7 @@ def _kill(env, w):
             with open(f"/proc/{pid}/stat") as f:
                 if f.read().split(")")[-1].split()[0] in "ZX":
                     return
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):  # gone while being read
             return
     raise AssertionError(f"worker process {pid} did not end")
 
@@ -173,6 +173,30 @@ def test_a_killed_worker_comes_back_with_its_episodes_truncated(mode):
             out, ref, new = env.step(a), local.step(a), fresh.step(a)
             assert same(out[0][~lost], ref[0][~lost]) and same(out[0][lost], new[0][lost])
             assert same(out[1][lost], new[1][lost])
+    finally:
+        env.close()
+
+
+def test_a_killed_worker_in_disabled_mode_stays_frozen_until_reset():
+    n = 6
+    mode = AutoresetMode.DISABLED
+    env = vray.VectorEnv("cartpole", num_envs=n, num_workers=2, seed=3, autoreset_mode=mode)
+    fresh = GameVectorEnv("cartpole", num_envs=n, seed=3, autoreset_mode=mode)
+    try:
+        env.reset(seed=3)
+        a = np.zeros(n, dtype=np.int64)
+        last = env.step(a)[0]
+        _kill(env, 0)
+        lost = np.arange(n) < 3
+        for _ in range(2):
+            obs, rewards, _, truncated, _ = env.step(a)
+            assert truncated[lost].all() and (rewards[lost] == 0).all()
+            assert same(obs[lost], last[lost])
+        fresh.reset(seed=3)
+        want = fresh.reset(options={"reset_mask": lost})[0]
+        obs = env.reset(options={"reset_mask": lost})[0]
+        assert same(obs[lost], want[lost])
+        assert not env.step(a)[3][lost].any()
     finally:
         env.close()
 

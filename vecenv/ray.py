@@ -88,7 +88,8 @@ class Worker:
             n = self.env.num_envs
             trunc = np.full(n, self.frozen)
             self.skip = False
-            return self.env._obs, np.zeros(n), np.zeros(n, dtype=np.bool_), trunc, {}
+            obs = None if self.frozen else self.env._obs  # frozen: the caller keeps the last
+            return obs, np.zeros(n), np.zeros(n, dtype=np.bool_), trunc, {}
         return self.env.step(actions)
 
     def recover(self, seed):
@@ -387,7 +388,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 self._truncated[first:end] = True
             else:
                 obs, rewards, terminated, truncated, part = answer
-                _put(self._obs, obs, first, n)
+                if obs is not None:
+                    _put(self._obs, obs, first, n)
                 self._rewards[first:end] = rewards
                 self._terminated[first:end] = terminated
                 self._truncated[first:end] = truncated
