@@ -233,3 +233,30 @@ def test_pettingzoo_parallel_env_continues_identically(game):
         for out in outs[1:]:
             assert same(out[:4], outs[0][:4])
         obs = outs[0][0]
+
+
+def test_a_game_registered_from_a_folder_loads_in_a_fresh_process(tmp_path):
+    """The pickle names the folder: a process that never registered it registers it on load
+    (as a Ray worker does) and continues the episodes as the original."""
+    import subprocess
+    import sys
+
+    from tests.test_outside_games import ROOT, copy_walk
+
+    folder = copy_walk(tmp_path, "amble")
+    vecenv.register(folder)
+    env = gymnasium.make_vec("vecenv/Amble-v0", num_envs=4, seed=2)
+    env.reset(seed=2)
+    env.step(np.ones(4, dtype=np.int64))
+    (tmp_path / "env.pkl").write_bytes(pickle.dumps(env))
+    code = (
+        "import pickle, numpy as np\n"
+        f"env = pickle.loads(open({str(tmp_path / 'env.pkl')!r}, 'rb').read())\n"
+        "obs = env.step(np.ones(4, dtype=np.int64))[0]\n"
+        "print(obs.tolist())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == str(env.step(np.ones(4, dtype=np.int64))[0].tolist())
