@@ -307,3 +307,14 @@ def test_arena_servers_on_the_cluster_share_one_postgres_database(postgres_url):
     assert_stored(arena, players)
     assert_rps_runs_and_ratings(arena, 5)
     arena.close()
+
+
+def test_play_command_on_the_cluster_prints_the_local_summary(capsys):
+    from tests.test_cli import run
+
+    address = vray.ray.get_runtime_context().gcs_address
+    argv = ["play", "tictactoe", "--agents", "reaction", "random", "--matches", "30"]
+    code, spread, _ = run(capsys, *argv, "--ray", address)
+    assert code == 0
+    code, local, _ = run(capsys, *argv)
+    assert code == 0 and spread == local and "30 matches" in local
