@@ -11,6 +11,11 @@ import pytest
 NODES = 2  # the head and one more node, each its own raylet and object store
 CPUS_PER_NODE = 4  # logical CPUs: room for several one-CPU workers on a 2-core machine
 OBJECT_STORE = 100 * 2**20
+# Every node on the loopback address. Ray replaces 127.0.0.1 by the machine's own outward address
+# when it connects unless clusters are "disabled" on this platform, which the root conftest asks
+# for (RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0, read when Ray is imported): then every address Ray
+# chooses is the loopback one.
+LOOPBACK = "127.0.0.1"
 
 
 @pytest.fixture(scope="module")
@@ -25,6 +30,7 @@ def ray_cluster():
     node = {
         "num_cpus": CPUS_PER_NODE,
         "object_store_memory": OBJECT_STORE,
+        "node_ip_address": LOOPBACK,
     }
     cluster = Cluster(initialize_head=True, head_node_args=dict(node))
     try:
