@@ -36,12 +36,13 @@ def seed_word(seed, i):
 
 
 @nb.njit(cache=True)
-def seed_words(seed, out, mask):
-    """Fill ``out[i]`` with episode i's starting word where ``mask[i]``."""
+def seed_words(seed, out, mask, first=0):
+    """Fill ``out[i]`` with episode ``first + i``'s starting word where ``mask[i]`` (``first``:
+    where a slice of a larger batch starts)."""
     base = mix64(np.uint64(seed) ^ _STREAM)
     for i in range(out.shape[0]):
         if mask[i]:
-            out[i] = mix64(base + np.uint64(i) * GOLDEN)
+            out[i] = mix64(base + (np.uint64(first) + np.uint64(i)) * GOLDEN)
 
 
 @nb.njit(cache=True, inline="always")

@@ -6,6 +6,9 @@ import pytest
 # One driver cache per test session, so tests never depend on what an earlier run compiled; the
 # session still shares it between tests (compiling each game once).
 os.environ.setdefault("VECENV_CACHE_DIR", tempfile.mkdtemp(prefix="vecenv-test-cache-"))
+# The tests' Ray clusters talk over the loopback address only (tests/raycluster.py); Ray reads this
+# when it is imported, so it is set before any test imports it. Their subprocesses inherit it.
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 from . import isolated  # noqa: E402
 from .browser import browser  # noqa: E402, F401  (a fixture for every test module)

@@ -225,6 +225,9 @@ class Engine:
         self._act_shapes = ((n, a) + action.shape, (n,) + action.shape if a == 1 else None)
         self._all = np.ones(n, dtype=np.bool_)
         self._words = np.zeros(n, dtype=np.uint64)
+        # Episode i draws from the stream of episode ``first_episode + i`` of the seed: an engine
+        # that plays a slice of a larger batch (``vecenv.ray``) sets it before a seeded reset.
+        self.first_episode = 0
         self.seed = fresh_seed() if seed is None else _check_seed(seed)
         self.reset(seed=self.seed)
 
@@ -265,7 +268,8 @@ class Engine:
         if reseed:
             if is_integer(seed):
                 self.seed = _check_seed(seed)
-                rng.seed_words(np.uint64(self.seed), self._words, mask)
+                first = np.uint64(self.first_episode)
+                rng.seed_words(np.uint64(self.seed), self._words, mask, first)
             else:
                 seeds = list(seed)
                 if len(seeds) != self.num_envs:
@@ -612,6 +616,70 @@ class Engine:
         if fn is None:
             raise ValueError(f"{self.name} has no {mode!r} renderer")
         return fn(self.states[self._index(index)], self.config)
+
+    # -- pickling ------------------------------------------------------------------------------
+
+    def __getstate__(self):
+        """How the engine was made and where its episodes stand: states, random streams, seed,
+        the last step's outputs. The compiled loops are never serialised: loading looks them up
+        again (from numba's cache), so a loaded engine continues bit-identically."""
+        game = registry.get_game(self.name)
+        return {
+            "game": self.name,
+            # A game registered at run time from a folder is registered again where it loads.
+            "folder": str(game.folder) if game.origin == "registered" else None,
+            "num_envs": self.num_envs,
+            "num_threads": self.num_threads,
+            "autoreset": self.autoreset,
+            "max_episode_steps": self.max_episode_steps or 0,
+            "configuration": dict(self.config),
+            "seed": self.seed,
+            "first_episode": self.first_episode,
+            "threads_pay": (self._parallel, self._probes),
+            "arrays": {
+                "_states": self._states,
+                "_words": self._words,
+                "_obs": self._obs,
+                "_final_obs": self._final_obs if self._mode == SAME_STEP else None,
+                "_rewards": self._rewards,
+                "_terminated": self._terminated,
+                "_truncated": self._truncated,
+            },
+        }
+
+    def __setstate__(self, state):
+        if state["folder"] is not None and state["game"] not in registry.games():
+            registry.register(state["folder"])
+        threads = min(state["num_threads"], numba.config.NUMBA_NUM_THREADS)
+        self.__init__(
+            state["game"],
+            num_envs=state["num_envs"],
+            seed=state["seed"],
+            num_threads=threads,
+            autoreset=state["autoreset"],
+            max_episode_steps=state["max_episode_steps"],
+            **state["configuration"],
+        )
+        self.first_episode = state["first_episode"]
+        self._restore_arrays(state["arrays"])
+        if threads == state["num_threads"]:
+            self._parallel, self._probes = state["threads_pay"]
+
+    def _restore_arrays(self, arrays):
+        """Copy pickled buffers into this engine's own (the faces hold views of them)."""
+        for name, saved in arrays.items():
+            if saved is None:
+                continue
+            mine = getattr(self, name)
+            if isinstance(mine, tuple):
+                if len(mine) != len(saved):
+                    raise ValueError(f"a pickled engine's {name} does not fit this game")
+                for dst, src in zip(mine, saved, strict=True):
+                    np.copyto(dst, src)
+            else:
+                if mine.shape != saved.shape or mine.dtype != saved.dtype:
+                    raise ValueError(f"a pickled engine's {name} does not fit this game")
+                np.copyto(mine, saved)
 
     def __repr__(self):
         return (

@@ -183,14 +183,28 @@ class Seats:
         self._rngs = np.zeros((m, 2), dtype=AGENT_RNG)
         self.reseed()
         self.policies = []  # (policy, seat of each episode)
-        drivers = engine._drivers
-        self._act = drivers.act_agents_parallel if engine.num_threads > 1 else drivers.act_agents
+        self._bind()
         self.low = int(engine.action.low[0])
         # ``step``'s moves (in the engine's action type), and its running totals per episode:
         # each agent's rewards and the episodes ended (set them to zero to start over).
         self._actions = np.zeros((m, 2), dtype=engine._act_dtype)
         self._returns = np.zeros((m, 2), dtype=np.float64)
         self._ends = np.zeros(m, dtype=np.int64)
+
+    def _bind(self):
+        drivers = self.engine._drivers
+        threaded = self.engine.num_threads > 1
+        self._act = drivers.act_agents_parallel if threaded else drivers.act_agents
+
+    # Pickled with its engine, the agents' memories and streams and the Python policies (which
+    # must pickle themselves); modules and compiled code are looked up again where it loads.
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k not in ("module", "_act")}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.module = registry.game_module(self.engine.name, "agents")
+        self._bind()
 
     def assign(self, agent, seat_of):
         """``agent`` plays seat ``seat_of[i]`` of episode i, instead of whoever played it."""
@@ -270,9 +284,18 @@ def play(
     keep_actions=False,
     progress=None,
     position=None,
+    cluster=None,
+    first_match=0,
     **configuration,
 ):
     """Play ``matches`` matches of ``agents[0]`` against ``agents[1]``; returns MatchResults.
+
+    ``cluster`` spreads the matches over a Ray cluster (a ``ray.init`` address, or True for the
+    cluster this process is connected to or ``RAY_ADDRESS`` names): contiguous runs of matches
+    play as Ray tasks, and the results are those of the local run, match for match (built-in
+    agents, and Python policies that decide each match's move from its own row). Python
+    policies travel with cloudpickle. ``first_match``: these are matches ``first_match`` ..
+    ``first_match + matches - 1`` of a larger run of the same seed (how the cluster splits one).
 
     ``position`` starts the matches from a given position instead of the game's start (an
     opening): one dict for all, or a list of one per match (see ``vecenv.positions``).
@@ -295,6 +318,24 @@ def play(
     seed = fresh_seed() if seed is None else seed
     if not is_integer(seed) or not 0 <= seed < SEED_LIMIT:
         raise ValueError(f"seed must be an integer in [0, 2**63), got {seed!r}")
+    if not is_integer(first_match) or first_match < 0:
+        raise ValueError(f"first_match must be a non-negative integer, got {first_match!r}")
+    if cluster is not None and cluster is not False:
+        return _play_on_cluster(
+            cluster,
+            name,
+            agents,
+            int(matches),
+            int(seed),
+            dict(
+                alternate=alternate,
+                keep_actions=keep_actions,
+                num_threads=num_threads,
+                position=position,
+                **configuration,
+            ),
+            progress,
+        )
     m = int(matches)
     engine = vecenv.make(
         name,
@@ -307,10 +348,14 @@ def play(
         parallel=None if keep_actions else num_threads > 1,
         **configuration,
     )
-    engine.reset(position=position)
+    if first_match:
+        engine.first_episode = int(first_match)
+        engine.reset(seed=int(seed), position=position)
+    else:
+        engine.reset(position=position)
     seats = np.zeros(m, dtype=np.int64)  # the seat agent A plays
     if alternate:
-        seats[1::2] = 1
+        seats[(1 + int(first_match)) % 2 :: 2] = 1
     table = Seats(engine)
     table.assign(agents[0], seats)
     table.assign(agents[1], 1 - seats)
@@ -347,6 +392,64 @@ def play(
         plies=plies,
         summary=_summary([_agent_name(a) for a in agents], rewards),
         actions=np.stack(kept) if keep_actions and kept else None,
+        position=position,
+    )
+
+
+def _play_on_cluster(cluster, game, agents, matches, seed, options, progress):
+    """``play`` over a Ray cluster: one task per contiguous run of matches, merged in order."""
+    from . import cluster as ray_cluster
+
+    ray = ray_cluster.connect(cluster)
+    runs = min(matches, ray_cluster.cpus())
+    base, extra = divmod(matches, runs)
+    position = options.pop("position")
+    task = ray.remote(num_cpus=1)(play)
+    refs, first = [], 0
+    for r in range(runs):
+        n = base + (r < extra)
+        start = position[first : first + n] if isinstance(position, (list, tuple)) else position
+        refs.append(
+            task.remote(game, agents, n, seed=seed, first_match=first, position=start, **options)
+        )
+        first += n
+    parts, done = [], 0
+    for ref in refs:  # in order: the merged arrays are the local run's
+        parts.append(ray.get(ref))
+        done += parts[-1].rewards.shape[0]
+        if progress is not None:
+            progress(done, matches)
+    return _merge(parts, position)
+
+
+def _merge(parts, position):
+    """One ``MatchResults`` from those of consecutive runs of matches."""
+    head = parts[0]
+    rewards = np.concatenate([p.rewards for p in parts])
+    actions = None
+    if head.actions is not None:
+        plies = max(p.actions.shape[0] for p in parts)
+        spec = registry.get_spec(head.game)
+        low = spec.action_spec(spec.resolve_configuration(head.configuration)).low[0]
+        padded = []
+        for p in parts:
+            a = p.actions
+            # A run whose matches all ended earlier: its seats' moves read the action's lowest
+            # value from then on, as they do in one run of every match.
+            fill = np.full((plies - a.shape[0],) + a.shape[1:], low, dtype=a.dtype)
+            padded.append(np.concatenate([a, fill]))
+        actions = np.concatenate(padded, axis=1)
+    return MatchResults(
+        game=head.game,
+        agents=head.agents,
+        configuration=head.configuration,
+        seed=head.seed,
+        rewards=rewards,
+        statuses=np.concatenate([p.statuses for p in parts]),
+        seats=np.concatenate([p.seats for p in parts]),
+        plies=np.concatenate([p.plies for p in parts]),
+        summary=_summary(head.agents, rewards),
+        actions=actions,
         position=position,
     )
 

@@ -12,14 +12,16 @@ START_TIMEOUT = 120  # seconds: a cold start imports numba and may compile the g
 class ServerProcess:
     """``vecenv arena serve --db DB --port 0`` on 127.0.0.1; ``url`` once ``start`` returns."""
 
-    def __init__(self, db, threads=8):
-        self.db, self.threads = db, threads
+    def __init__(self, db, threads=8, host=None):
+        self.db, self.threads, self.host = db, threads, host
         self.process = None
         self.url = None
 
     def start(self, timeout=START_TIMEOUT):
         command = [sys.executable, "-m", "vecenv", "arena", "serve", "--db", self.db]
         command += ["--port", "0", "--threads", str(self.threads)]
+        if self.host is not None:
+            command += ["--host", self.host]
         self.process = subprocess.Popen(
             command,
             stdout=subprocess.PIPE,

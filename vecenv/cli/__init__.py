@@ -4,7 +4,8 @@
     vecenv train random --env CartPole-v1 --episodes 10 [--seed S] [--render] [--render-to F]
     vecenv bench --env CartPole-v1 --num-envs 1,64,4096 --threads 1,2 [--steps K | --seconds S]
         [--save FILE] [--compare FILE --fail-over 10%] | --history DIR --plot FILE.png
-    vecenv play connectx --agents negamax random --matches 10000 [--replay FILE.html]
+    vecenv play connectx --agents negamax random --matches 10000 [--replay FILE.html] [--ray ADDR]
+    vecenv tournament connectx --agents negamax random A.pt --matches-per-pair M [--ray ADDR]
     vecenv arena serve | env add | agent add | agents | play   (see vecenv.cli.arena)
     vecenv new NAME [--dir DIR] [--agents 1|2]       (see vecenv.cli.game)
     vecenv check NAME_OR_PATH [--only CHECK ...]
@@ -18,11 +19,11 @@ import argparse
 import os
 import sys
 
-from . import arena, bench, game, listing, play, train
+from . import arena, bench, game, listing, play, tournament, train
 from .common import PROG, CliError
 
 # The commands, one module each, in the order ``--help`` lists them.
-COMMANDS = (listing, train, bench, play, arena, game)
+COMMANDS = (listing, train, bench, play, tournament, arena, game)
 
 
 def build_parser():

@@ -42,9 +42,10 @@ def cmd_play(args, out):
             num_threads=args.threads,
             keep_actions=bool(args.replay),
             progress=lambda done, total: progress.update(done),
+            cluster=args.ray,
             **parse_config(args.config),
         )
-    except ValueError as e:
+    except (ValueError, ImportError) as e:
         raise CliError(str(e)) from None
     finally:
         progress.clear()
@@ -86,6 +87,11 @@ def add_parser(sub):
     play.add_argument("--replay", metavar="FILE", help="write one match's replay (.html or .json)")
     play.add_argument(
         "--replay-match", type=int, default=0, help="which match --replay writes (default 0)"
+    )
+    play.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="spread the matches over the Ray cluster at ADDRESS ('auto': the local one)",
     )
     play.set_defaults(func=cmd_play)
     return play

@@ -42,10 +42,28 @@ class GameEnv(gymnasium.Env):
         action = self._engine.action
         self._discrete = action.discrete
         self._flat = np.zeros((1, action.width), dtype=action.kernel_dtype)
+        self._bind()
+
+    _VIEWS = ("_obs", "_rewards", "_terminated", "_truncated")
+
+    def _bind(self):
+        """Views of the engine's buffers (made again when the env is loaded)."""
         self._obs = spaces.agent_view(self._engine, self._engine.obs)
         self._rewards = self._engine.rewards
         self._terminated = self._engine.terminated
         self._truncated = self._engine.truncated
+
+    # Pickled as its game's name, configuration and engine (states and random streams):
+    # a loaded env continues its episode bit-identically.
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._bind()
+
+    def __reduce__(self):
+        return spaces.reduce_game_object(self, self._engine.name)
 
     @property
     def engine(self):

@@ -190,13 +190,35 @@ class MultiAgentVectorEnv(gymnasium.vector.VectorEnv):
         self._shared = {
             f.name: np.zeros((n, a) + f.shape, dtype=f.dtype) for f in self._fields if f.shared
         }
+        if self._legal is None:  # every move, for whoever is to move
+            self._legal_rows = np.ones((n, 1, self.moves), dtype=np.bool_)
+        self._to_play = np.zeros((n, a), dtype=np.bool_)
+        self._mask = np.zeros((n, a, self.moves), dtype=np.bool_)
+        self._terminated = np.zeros((n, a), dtype=np.bool_)
+        self._truncated = np.zeros((n, a), dtype=np.bool_)
+        # Same-step mode resets ended matches after the step, which zeroes the engine's rewards.
+        if self._same_step:
+            self._rewards = np.zeros((n, a))
+        self._bind()
+        self._refresh()
+
+    def _views_of_engine(self):
+        return (
+            ("_repeats", "_obs", "_views")
+            + (() if self._same_step else ("_rewards",))
+            + (() if self._legal is None else ("_legal_rows",))
+        )
+
+    def _bind(self):
+        """Views of the engine's buffers and read-only views of this env's own (made again when
+        the env is loaded)."""
+        engine = self._engine
+        n, a = self.num_envs, self.num_agents
         self._repeats = [
             (engine.obs[name].reshape(n, -1), buf.reshape(n, a, -1))
             for name, buf in self._shared.items()
         ]
-        if self._legal is None:  # every move, for whoever is to move
-            self._legal_rows = np.ones((n, 1, self.moves), dtype=np.bool_)
-        else:
+        if self._legal is not None:
             legal = engine.obs[LEGAL]
             self._legal_rows = legal.reshape(n, 1 if self._legal.shared else a, self.moves)
         obs = {
@@ -204,12 +226,8 @@ class MultiAgentVectorEnv(gymnasium.vector.VectorEnv):
             for f in self._fields
         }
         self._obs = obs if len(obs) > 1 else next(iter(obs.values()))
-        self._to_play = np.zeros((n, a), dtype=np.bool_)
-        self._mask = np.zeros((n, a, self.moves), dtype=np.bool_)
-        self._terminated = np.zeros((n, a), dtype=np.bool_)
-        self._truncated = np.zeros((n, a), dtype=np.bool_)
-        # Same-step mode resets ended matches after the step, which zeroes the engine's rewards.
-        self._rewards = np.zeros((n, a)) if self._same_step else engine.rewards
+        if not self._same_step:
+            self._rewards = engine.rewards
         self._views = {
             "to_play": _read_only(self._to_play),
             "action_mask": _read_only(self._mask),
@@ -217,7 +235,16 @@ class MultiAgentVectorEnv(gymnasium.vector.VectorEnv):
             "truncated": _read_only(self._truncated),
             "rewards": _read_only(self._rewards),
         }
-        self._refresh()
+
+    # Pickled with its engine (states and random streams) and its own buffers: a loaded env
+    # continues bit-identically.
+    def __getstate__(self):
+        views = self._views_of_engine()
+        return {k: v for k, v in self.__dict__.items() if k not in views}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._bind()
 
     @property
     def engine(self):

@@ -18,7 +18,7 @@ def register_all():
         gymnasium.register(
             id=env_id,
             entry_point=f"vecenv.gym.env:{name}",
-            vector_entry_point=f"vecenv.gym.vector:{name}",
+            vector_entry_point=f"vecenv.gym.entry:{name}",
             max_episode_steps=gym.get("max_episode_steps"),
             reward_threshold=gym.get("reward_threshold"),
             nondeterministic=False,

@@ -75,14 +75,19 @@ def game_class(base, game, suffix):
     from vecenv import registry
 
     spec = registry.get_spec(game)
-    stem = spec.gym.get("id", spec.name).split("-v")[0].replace("/", "")
     attrs = {
         "metadata": dict(base.metadata, **render_metadata(spec.name)),
         "game": spec.name,
         "__module__": base.__module__,
         "__doc__": f"{spec.title}: {base.__doc__}",
     }
-    return type(f"{stem}{suffix}", (base,), attrs)
+    return type(class_name(spec, suffix), (base,), attrs)
+
+
+def class_name(spec, suffix):
+    """The name of a game's class (``CartPoleEnv``); the module resolves it, so that pickle finds
+    the class by reference."""
+    return spec.gym.get("id", spec.name).split("-v")[0].replace("/", "") + suffix
 
 
 def class_lookup(base, suffix):
@@ -92,8 +97,15 @@ def class_lookup(base, suffix):
     def lookup(name):
         from vecenv import registry
 
-        if name.startswith("__") or name not in registry.specs():
+        if name.startswith("__"):
             raise AttributeError(name)
+        specs = registry.specs()
+        if name not in specs:
+            # A class's own name (``CartPoleEnv``), as pickle looks classes up.
+            game = next((g for g, s in specs.items() if class_name(s, suffix) == name), None)
+            if game is None:
+                raise AttributeError(name)
+            name = game
         if name not in cache:
             cache[name] = game_class(base, name, suffix)
         return cache[name]
@@ -109,3 +121,32 @@ def position_option(options):
     if not isinstance(options, dict):
         raise ValueError(f"options must be a dict, got {type(options).__name__}")
     return options.get("position")
+
+
+def reduce_game_object(obj, game):
+    """``__reduce__`` of an instance of a game's class: the class found again by the game's name
+    where it loads (a game registered from a folder is registered there first), then the
+    instance's ``__getstate__``."""
+    from vecenv import registry
+
+    found = registry.get_game(game)
+    folder = str(found.folder) if found.origin == "registered" else None
+    cls = type(obj)
+    if getattr(cls, "game", None) != found.name:  # the base class itself, made with game=...
+        return (_bare_instance, (cls, None, None, None), obj.__getstate__())
+    return (_bare_instance, (None, cls.__module__, found.name, folder), obj.__getstate__())
+
+
+def _bare_instance(cls, module, game, folder):
+    if cls is None:
+        import importlib
+
+        from vecenv import registry
+
+        if folder is not None and game not in registry.games():
+            from .registration import register_all
+
+            registry.register(folder)
+            register_all()
+        cls = getattr(importlib.import_module(module), game)
+    return cls.__new__(cls)

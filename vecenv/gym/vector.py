@@ -82,6 +82,13 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = spaces.action_space(engine)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._bind()
+
+    _VIEWS = ("_obs", "_final_obs", "_rewards", "_terminated", "_truncated")
+
+    def _bind(self):
+        """Views of the engine's buffers (made again when the env is loaded)."""
+        engine = self._engine
         self._obs = spaces.agent_view(engine, engine.obs)
         self._final_obs = (
             spaces.agent_view(engine, engine.final_obs) if engine.final_obs is not None else None
@@ -94,6 +101,18 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
             from vecenv.cuda.vector import copy_buffers, to_host
 
             self._copy, self._host = copy_buffers, to_host
+
+    # Pickled as its game's name, configuration and engine (states and random streams):
+    # a loaded env continues its episodes bit-identically.
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._bind()
+
+    def __reduce__(self):
+        return spaces.reduce_game_object(self, self._engine.name)
 
     @property
     def engine(self):

@@ -1,0 +1,44 @@
+"""A real local Ray cluster of several nodes on this machine, started once per test module.
+
+Without Ray the tests that use it skip, except under ``CI``, where they fail (``vecenv[test]``
+installs Ray).
+"""
+
+import os
+
+import pytest
+
+NODES = 2  # the head and one more node, each its own raylet and object store
+CPUS_PER_NODE = 4  # logical CPUs: room for several one-CPU workers on a 2-core machine
+OBJECT_STORE = 100 * 2**20
+# Every node on the loopback address. Ray replaces 127.0.0.1 by the machine's own outward address
+# when it connects unless clusters are "disabled" on this platform, which the root conftest asks
+# for (RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0, read when Ray is imported): then every address Ray
+# chooses is the loopback one.
+LOOPBACK = "127.0.0.1"
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    try:
+        import ray
+        from ray.cluster_utils import Cluster
+    except ImportError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"the Ray tests must run in CI: {exc}")
+        pytest.skip(f"Ray is not installed ({exc}): pip install 'vecenv[ray]'")
+    node = {
+        "num_cpus": CPUS_PER_NODE,
+        "object_store_memory": OBJECT_STORE,
+        "node_ip_address": LOOPBACK,
+    }
+    cluster = Cluster(initialize_head=True, head_node_args=dict(node))
+    try:
+        for _ in range(NODES - 1):
+            cluster.add_node(**node)
+        ray.init(address=cluster.address, log_to_driver=False)
+        cluster.wait_for_nodes(timeout=120)
+        yield cluster
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
