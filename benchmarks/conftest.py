@@ -4,6 +4,8 @@ regression check on normalised figures (``vecenv.perf.pytest_plugin``: ``--vecen
 import os
 import sys
 
+# Ray's local clusters on the loopback address only (see tests/conftest.py).
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 sys.path.insert(0, os.path.dirname(__file__))
 # The tests' helpers (the Kaggle reference, tests/isolated.py), behind every installed package.
 sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -97,7 +97,7 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
         self._terminated = engine.terminated
         self._truncated = engine.truncated
         self._copy = spaces.copy_obs
-        if device != "cpu":
+        if getattr(engine, "device", "cpu") != "cpu":
             from vecenv.cuda.vector import copy_buffers, to_host
 
             self._copy, self._host = copy_buffers, to_host
