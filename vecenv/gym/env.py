@@ -9,7 +9,7 @@ from vecenv.opponent import engine_for
 from . import spaces
 
 
-class GameEnv(gymnasium.Env):
+class GameEnv(spaces.PicklesByGame, gymnasium.Env):
     """One episode of a game as a ``gymnasium.Env``.
 
     Time limits are left to gymnasium's ``TimeLimit`` wrapper, which ``gymnasium.make`` adds from
@@ -52,18 +52,6 @@ class GameEnv(gymnasium.Env):
         self._rewards = self._engine.rewards
         self._terminated = self._engine.terminated
         self._truncated = self._engine.truncated
-
-    # Pickled as its game's name, configuration and engine (states and random streams):
-    # a loaded env continues its episode bit-identically.
-    def __getstate__(self):
-        return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        self._bind()
-
-    def __reduce__(self):
-        return spaces.reduce_game_object(self, self._engine.name)
 
     @property
     def engine(self):

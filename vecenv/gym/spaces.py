@@ -123,6 +123,24 @@ def position_option(options):
     return options.get("position")
 
 
+class PicklesByGame:
+    """Pickling for a face over one engine: it travels as its game's name, configuration and
+    engine (states and random streams), without ``_VIEWS``, the views of the engine's buffers that
+    ``_bind`` makes again where it loads; a loaded object continues bit-identically."""
+
+    _VIEWS = ()
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._bind()
+
+    def __reduce__(self):
+        return reduce_game_object(self, self._engine.name)
+
+
 def reduce_game_object(obj, game):
     """``__reduce__`` of an instance of a game's class: the class found again by the game's name
     where it loads (a game registered from a folder is registered there first), then the

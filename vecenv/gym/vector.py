@@ -13,7 +13,7 @@ from vecenv.opponent import engine_for
 from . import spaces
 
 
-class GameVectorEnv(gymnasium.vector.VectorEnv):
+class GameVectorEnv(spaces.PicklesByGame, gymnasium.vector.VectorEnv):
     """N episodes of a game as one ``VectorEnv``, stepped by one compiled call.
 
     Args:
@@ -101,18 +101,6 @@ class GameVectorEnv(gymnasium.vector.VectorEnv):
             from vecenv.cuda.vector import copy_buffers, to_host
 
             self._copy, self._host = copy_buffers, to_host
-
-    # Pickled as its game's name, configuration and engine (states and random streams):
-    # a loaded env continues its episodes bit-identically.
-    def __getstate__(self):
-        return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        self._bind()
-
-    def __reduce__(self):
-        return spaces.reduce_game_object(self, self._engine.name)
 
     @property
     def engine(self):
