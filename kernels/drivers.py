@@ -170,15 +170,21 @@ def _act(s, cfg, obs, i, kinds, memory, rngs, actions):
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
+def _flat(a):
+    """C-contiguous ``a`` as one dimension, uncounted (see ``borrowed``): numba's reshape of a
+    counted array costs two atomic operations and a call of its reshape helper, a small batch's
+    step."""
+    return nb.carray(_address(a.ctypes.data), (a.size,), a.dtype)
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def _take_actions(src, actions, low, high):
     """Copy ``src`` (a face's actions, of its own integer or float dtype, as many values as
     ``actions``) into ``actions`` (the kernels' dtype, a scratch array of the face's), checking
     them in the same vectorised pass (as ``count_bad_actions``). Returns -1, or the first bad
     episode (then only that scratch array changed)."""
-    # Borrowed: a reshape of a counted array costs two atomic operations, a small batch's step.
-    src = borrowed(src)
-    values = src.reshape(src.size)
-    out = borrowed(actions).reshape(actions.size)
+    values = _flat(src)
+    out = _flat(actions)
     lo = low[0]
     hi = high[0]
     bad = 0
@@ -295,22 +301,44 @@ def _address(typingctx, addr):
     return types.voidptr(types.int64), codegen
 
 
-@nb.njit(cache=True, error_model="numpy")
-def step_bound(addrs, state_t, cfg_t, action_t, obs_t, obs_shape, src):
-    """``step`` with ``out`` (a face's buffers, no masks or copies) for an engine of one
-    observation field, over arrays given by their addresses: numba unboxes two arrays per call
-    instead of about fifteen (each costs tens of nanoseconds: a small batch's whole step).
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _c_contiguous(a):
+    """Whether ``a`` (typed of any layout) is C-contiguous."""
+    expected = a.itemsize
+    for d in range(a.ndim - 1, -1, -1):
+        if a.shape[d] != 1 and a.strides[d] != expected:
+            return False
+        expected *= a.shape[d]
+    return True
 
-    ``addrs`` holds the addresses of the engine's states, configuration, flat actions, low,
-    high and rewards, of the terminated and truncated flags (the face's own, one agent: the
-    engine's step writes them), the engine's observation and final observation, then of the
-    face's rewards and statistics (``running``, ``ended``), then N, agents, action width, the
-    autoreset mode and the time limit (slots 14 to 18); the dtypes and the field's shape come as
-    arguments (their types are the arrays' types). The caller keeps every array alive and
-    C-contiguous."""
+
+@nb.njit(cache=True, error_model="numpy")
+def step_bound(table, state_t, cfg_t, action_t, obs_t, obs_shape, src):
+    """``step`` with ``out`` (a face's buffers, no masks or copies) for an engine of one
+    observation field, over arrays given by their addresses: numba unboxes one int and one array
+    per call instead of about fifteen arrays (each costs tens of nanoseconds: a small batch's
+    whole step).
+
+    ``table`` is the address of an int64 array holding the addresses of the engine's states,
+    configuration, flat actions, low, high and rewards, of the terminated and truncated flags
+    (the face's own, one agent: the engine's step writes them), the engine's observation and
+    final observation, then of the face's rewards and statistics (``running``, ``ended``), then
+    N, agents (1, which the kernel takes as a constant), action width, the autoreset mode and the
+    time limit (slots 14 to 18), then the face's steps since its last report and the steps
+    between reports (slots 19 and 20). The dtypes and the field's shape come as arguments (their
+    types are the arrays' types). The caller keeps every array alive and C-contiguous.
+
+    ``src``, the face's actions, is typed of any layout: the caller checks its class, dtype and
+    number of dimensions (what its type rests on); its rows and layout are checked here.
+    Returns -1, or the first episode with a bad action (nothing moved), or -2: stepped, and
+    slot 19 reached slot 20 (the face reports and clears it), or -3: ``src`` has not N * agents
+    rows of the action's size, or is not C-contiguous (nothing moved)."""
+    addrs = nb.carray(_address(table), (21,), np.int64)
     n = addrs[14]
-    a = addrs[15]
+    a = 1  # a constant: every per-agent loop of the inlined step is one pass
     w = addrs[16]
+    if src.shape[0] != n * a or src.size != n * a * w or not _c_contiguous(src):
+        return -3
     states = nb.carray(_address(addrs[0]), (n,), state_t)
     cfgs = nb.carray(_address(addrs[1]), (1,), cfg_t)
     flat = nb.carray(_address(addrs[2]), (n, a * w), action_t)
@@ -322,7 +350,7 @@ def step_bound(addrs, state_t, cfg_t, action_t, obs_t, obs_shape, src):
     obs = (nb.carray(_address(addrs[8]), (n, a) + obs_shape, obs_t),)
     final_obs = (nb.carray(_address(addrs[9]), (n, a) + obs_shape, obs_t),)
     out = (
-        borrowed(src),  # uncounted, as the rest: ``_publish`` unpacks it for every episode
+        nb.carray(_address(src.ctypes.data), (n * a * w,), src.dtype),
         nb.carray(_address(addrs[10]), (n, a), np.float32),
         None,
         None,
@@ -333,7 +361,7 @@ def step_bound(addrs, state_t, cfg_t, action_t, obs_t, obs_shape, src):
     )
     mode = addrs[17]
     max_steps = addrs[18]
-    return step(
+    bad = step(
         states,
         cfgs,
         flat,
@@ -349,10 +377,19 @@ def step_bound(addrs, state_t, cfg_t, action_t, obs_t, obs_shape, src):
         None,
         out,
     )
+    if bad >= 0:
+        return bad
+    addrs[19] += 1
+    if addrs[19] == addrs[20]:
+        return -2
+    return -1
 
 
 # >>> parallel variants
-@nb.njit(cache=True, error_model="numpy")
+# Inlined where a compiled function calls it (``step_bound``): there the one agent is a
+# constant, so every per-agent loop is one iteration and the loop over the episodes runs as
+# tight as the engine's own; a call would also count each of its sixteen arrays in and out.
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def step(
     states,
     cfgs,

@@ -241,6 +241,33 @@ def test_infos_report_episode_returns():
     assert infos[0]["n"] >= 8
 
 
+def test_actions_of_any_layout_and_bad_steps_keep_the_reports_in_step():
+    """Actions not laid out as PufferLib's buffer (a strided view, a list, a column) step as
+    its own do, and a refused step counts for nothing in the steps between reports."""
+    a = PufferEnv("cartpole", num_envs=4, seed=7, report_interval=5)
+    b = PufferEnv("cartpole", num_envs=4, seed=7, report_interval=5)
+    a.reset(7), b.reset(7)
+    rng = np.random.default_rng(7)
+    reports = 0
+    for t in range(60):
+        acts = rng.integers(0, 2, 8).astype(np.int32)
+        kind = t % 3
+        other = acts[::2] if kind == 0 else acts[:4].tolist() if kind == 1 else acts[:4]
+        first = a.step(np.ascontiguousarray(acts[::2]) if kind == 0 else acts[:4].copy())
+        if t % 7 == 0:
+            with pytest.raises(ValueError, match="out of range"):
+                b.step(np.full(4, 2, dtype=np.int32))
+            with pytest.raises(ValueError, match="must have shape"):
+                b.step(np.zeros(8, dtype=np.int32)[::2][:3])
+        second = b.step(other)
+        for x, y in zip(first[:4], second[:4], strict=True):
+            np.testing.assert_array_equal(x, y)
+        assert first[4] == second[4]
+        assert first[4] == [] or t % 5 == 4
+        reports += len(first[4])
+    assert reports > 0
+
+
 # -- two agents ----------------------------------------------------------------------------------
 
 

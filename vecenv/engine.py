@@ -424,14 +424,18 @@ class Engine:
             fn.compile(tuple(numba.typeof(a) for a in args))
         return _entry_point(fn, args) or fn, head
 
-    def step_bound(self, flat, out):
+    def step_bound(self, flat, out, report_interval=0):
         """``step_into`` with the cheapest call, where it applies (one agent, one observation
-        field, no masks or copies in ``out``; the serial loop), else None: ``(call, head)`` with
-        ``call(*head, actions)`` doing what ``call(*head, out)`` of ``step_into`` does with
-        ``out[0]`` replaced by ``actions``, except that the step writes its terminated and
-        truncated flags straight into ``out[2]`` and ``out[3]`` (the engine's own stay as they
-        were). Every array is passed by its address (see the drivers' ``step_bound``): the
-        caller keeps ``flat`` and ``out`` alive and never swaps the engine's buffers."""
+        field, no masks or copies in ``out``; the serial loop), else None: ``(call, head,
+        table)`` with ``call(*head, actions)`` doing what ``call(*head, out)`` of ``step_into``
+        does with ``out[0]`` replaced by ``actions``, except that the step writes its terminated
+        and truncated flags straight into ``out[2]`` and ``out[3]`` (the engine's own stay as
+        they were). Every array is passed by its address, in ``table`` (see the drivers'
+        ``step_bound``): the caller keeps ``flat``, ``out`` and ``table`` alive and never swaps
+        the engine's buffers. ``actions`` must be an ndarray of ``out[0]``'s dtype and number of
+        dimensions (``call`` checks no types); ``call`` returns -3, moving nothing, where its
+        rows or layout differ. ``table[19]`` counts the steps; the step that brings it to
+        ``report_interval`` (0: never) returns -2 instead of -1, and the caller resets it."""
         if self.num_agents != 1 or len(self._obs) != 1 or self.observation[0].shared:
             return None
         if out[4] is not None or out[5] is not None:
@@ -467,19 +471,27 @@ class Engine:
                 return None
         addrs = [arr.ctypes.data for arr in arrays] + [0]
         addrs += [self.num_envs, self.num_agents, self.action.width, self._mode, self._max_steps]
+        addrs += [0, int(report_interval)]
+        table = np.array(addrs, dtype=np.int64)
         head = (
-            np.array(addrs, dtype=np.int64),
+            int(table.ctypes.data),
             self.state_dtype,
             self._cfg.dtype,
             self._act_dtype,
             self._obs[0].dtype,
             tuple(int(d) for d in self._obs[0].shape[2:]),
         )
-        args = head + (out[0],)
+        # The actions typed of any layout: the kernel checks their layout before reading them.
+        src = numba.typeof(out[0])
+        sig = tuple(numba.typeof(x) for x in head) + (src.copy(layout="A", readonly=False),)
         fn = self._drivers.step_bound
         with _compiling(self.name):
-            fn.compile(tuple(numba.typeof(x) for x in args))
-        return _entry_point(fn, args) or fn, head
+            fn.compile(sig)
+        try:
+            call = fn.overloads[sig].entry_point
+        except (AttributeError, KeyError):
+            return None
+        return call, head, table
 
     def step_only(self, actions, mask):
         """Step the episodes where ``mask``; the others sit the step out, as finished episodes

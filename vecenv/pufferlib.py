@@ -144,16 +144,20 @@ class PufferEnv(pufferlib.PufferEnv):
         example = (np.zeros(self._act_shape, dtype=self._act_dtype),) + self._out_tail
         self._parallel = engine.num_threads > 1 and n >= PARALLEL_MIN_ENVS
         # The cheapest call where it applies (arrays by address), else the general one.
-        bound = None if self._parallel else engine.step_bound(self._flat, example)
+        bound = None
+        if not self._parallel:
+            bound = engine.step_bound(self._flat, example, report_interval)
         self._bound = bound is not None
         self._buffers = (self.observations, self.rewards, self.terminals, self.truncations)
+        self._table = None
         if bound is not None:
-            self._call, self._head = bound
+            self._call, self._head, self._table = bound
         else:
             self._call, self._head = engine.step_into(self._flat, example, self._parallel)
         self._since_report = 0
         self._wide_call = None
-        if bound is not None:
+        if bound is not None and len(self._act_shape) <= 2:
+            # (the call checks the rows and size, which fix the shape up to two dimensions)
             self.step = self._bound_step()
 
     # -- PufferLib's interface -----------------------------------------------------------------
@@ -178,54 +182,64 @@ class PufferEnv(pufferlib.PufferEnv):
             and actions.flags.c_contiguous
         ):
             actions = self._coerce(actions)
-        bad = self._call(*self._head, actions) if self._bound else self._step(actions)
+        if self._bound:
+            code = self._call(*self._head, actions)
+            return (*self._buffers, []) if code == -1 else self._after_bound_step(code, actions)
+        bad = self._step(actions)
         if bad >= 0:
             self._raise_bad_action(bad, actions)
         self._since_report += 1
         if self._since_report == self.report_interval:
-            return (*self._buffers, self._report())
+            return (*self._buffers, self._report(self._since_report))
         return (*self._buffers, [])
 
     def _bound_step(self):
         """``step`` as a closure over what it reads, for the compiled call by address: a small
-        batch's step costs about a microsecond, and each attribute lookup saved is 2-3% of it."""
-        call, head = self._call, self._head
-        dtype, shape, ndarray = self._act_dtype, self._act_shape, np.ndarray
+        batch's step costs well under a microsecond, and each attribute lookup saved is a few
+        percent of it. The call checks the actions' rows and layout and counts the steps
+        between reports itself; only their class, dtype and dimensions (which its types rest
+        on) are checked here."""
+        call = self._call
+        table, state_t, cfg_t, action_t, obs_t, obs_shape = self._head
+        dtype, ndim, ndarray = self._act_dtype, len(self._act_shape), np.ndarray
         obs, rewards, terminals, truncations = self._buffers
-        raise_bad = self._raise_bad_action
+        after = self._after_bound_step
 
         def step(actions):
-            if (
-                actions.__class__ is ndarray
-                and actions.dtype is dtype
-                and actions.shape == shape
-                and actions.flags.c_contiguous
-            ):
-                bad = call(*head, actions)
-            else:
-                actions, bad = self._step_other(actions)
-            if bad >= 0:
-                raise_bad(bad, actions)
-            self._since_report += 1
-            if self._since_report == self.report_interval:
-                return obs, rewards, terminals, truncations, self._report()
-            return obs, rewards, terminals, truncations, []
+            if actions.__class__ is ndarray and actions.dtype is dtype and actions.ndim == ndim:
+                code = call(table, state_t, cfg_t, action_t, obs_t, obs_shape, actions)
+                if code == -1:
+                    return obs, rewards, terminals, truncations, []
+                return after(code, actions)
+            return after(-3, actions)
 
         step.__doc__ = PufferEnv.step.__doc__
         return step
 
-    def _step_other(self, actions):
-        """The by-address step for actions not of PufferLib's dtype: those of the kernels' own
-        (int64 or float64, what a torch policy's actions become) go as they are, to a step
-        compiled for them on first use; anything else is checked and converted."""
-        a = np.asarray(actions)
-        wide = self.engine.action.kernel_dtype
-        if a.dtype == wide and a.shape == self._act_shape and a.flags.c_contiguous:
-            if self._wide_call is None:
-                self._wide_call, _ = self.engine.step_bound(self._flat, (a,) + self._out_tail)
-            return a, self._wide_call(*self._head, a)
-        a = self._coerce(a)
-        return a, self._call(*self._head, a)
+    def _after_bound_step(self, code, actions):
+        """The by-address step's result other than a plain step (-1): a report is due (-2),
+        a bad action (an episode's index), or actions the call does not take as they are (-3):
+        those of the kernels' own dtype (int64 or float64, what a torch policy's actions become)
+        go as they are, to a step compiled for them on first use; anything else is checked and
+        converted."""
+        if code == -3:
+            a = np.asarray(actions)
+            wide = self.engine.action.kernel_dtype
+            if a.dtype == wide and a.shape == self._act_shape and a.flags.c_contiguous:
+                if self._wide_call is None:
+                    self._wide_call = self.engine.step_bound(
+                        self._flat, (a,) + self._out_tail, self.report_interval
+                    )[0]
+                call = self._wide_call
+            else:
+                a = self._coerce(a)
+                call = self._call
+            code = call(*self._head, a)
+            actions = a
+        if code >= 0:
+            self._raise_bad_action(code, actions)
+        infos = self._report(int(self._table[19])) if code == -2 else []
+        return (*self._buffers, infos)
 
     def close(self):
         pass
@@ -278,6 +292,8 @@ class PufferEnv(pufferlib.PufferEnv):
         self._ended[:] = 0.0
         self._steps_at_report[:] = 0
         self._since_report = 0
+        if self._table is not None:
+            self._table[19] = 0
         masks = self._out_tail[3]
         if masks is not None:
             masks[:] = engine.states["status"] == ACTIVE
@@ -285,16 +301,18 @@ class PufferEnv(pufferlib.PufferEnv):
             for src, dst in zip(*self._copies, strict=True):
                 dst[:] = src  # a shared field (one row) goes to every agent's row
 
-    def _report(self):
+    def _report(self, since):
         """Agent 0's mean return and length over the episodes ended since the last report. Every
         step moves every episode by one (same-step autoreset), so the steps of the episodes
         ended are the steps taken less those of the episodes running now, plus those they had
         at the last report."""
         steps = self.engine.states["step"]
         ended = self._ended[:, 0, 0].sum()
-        lengths = self._since_report * self.num_envs - steps.sum() + self._steps_at_report.sum()
+        lengths = since * self.num_envs - steps.sum() + self._steps_at_report.sum()
         returns = self._ended[:, 0, 1].sum()
         self._since_report = 0
+        if self._table is not None:
+            self._table[19] = 0
         self._steps_at_report[:] = steps
         self._ended[:] = 0.0
         if ended == 0:
