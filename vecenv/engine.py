@@ -334,8 +334,9 @@ class Engine:
         type they are made with; ``plies`` is a positive int."""
         return self._step(flat, (kinds, memory, rngs, plies, returns, ends))
 
-    def _step(self, flat, agents):
-        args = (
+    def _step_args(self, flat, agents):
+        """The compiled step's arguments, in the drivers' order (its agents last)."""
+        return (
             self._states,
             self._cfg,
             flat,
@@ -350,6 +351,9 @@ class Engine:
             self._max_steps,
             agents,
         )
+
+    def _step(self, flat, agents):
+        args = self._step_args(flat, agents)
         # One entry point per variant: with and without agents.
         fast = self._fast_steps.get(agents is None)
         if self._probes is not None and fast is not None:
@@ -404,21 +408,7 @@ class Engine:
         types of the one given here (same dtypes, dimensions and contiguity). With ``parallel``
         it is the threaded loop; the caller sets numba's thread count."""
         fn = self._drivers.step_parallel if parallel else self._drivers.step
-        head = (
-            self._states,
-            self._cfg,
-            flat,
-            self._act_low,
-            self._act_high,
-            self._rewards,
-            self._terminated,
-            self._truncated,
-            self._obs,
-            self._final_obs,
-            self._mode,
-            self._max_steps,
-            None,
-        )
+        head = self._step_args(flat, None)
         args = head + (out,)
         with _compiling(self.name):
             fn.compile(tuple(numba.typeof(a) for a in args))
