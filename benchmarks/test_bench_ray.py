@@ -72,7 +72,9 @@ report.compare(
 def local_ray():
     started = not ray.is_initialized()
     if started:
-        ray.init(num_cpus=2, object_store_memory=200 * 2**20, log_to_driver=False)
+        # A new local instance of its own ("local"), never a cluster an earlier test or another
+        # process left behind (ray.init would join the one Ray last recorded as current).
+        ray.init(address="local", num_cpus=2, object_store_memory=200 * 2**20, log_to_driver=False)
     yield ray
     if started:
         ray.shutdown()
