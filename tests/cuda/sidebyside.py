@@ -363,6 +363,12 @@ def dlpack(game="cartpole", num_envs=3, seed=4, steps=4, consumer=None, wrap=DLP
         assert "env 1" in str(exc), str(exc)
     else:
         raise AssertionError(f"{game}: a bad action given by DLPack was taken")
+    try:
+        gpu.step(wrap(bad[:-1]))
+    except ValueError as exc:
+        assert "shape" in str(exc), str(exc)
+    else:
+        raise AssertionError(f"{game}: actions of the wrong shape given by DLPack were taken")
     assert (gpu.get_state() == before).all()
     # Refused exports: a copy asked for, records (a structured dtype DLPack cannot describe).
     for array, kwargs in ((gpu.rewards, {"copy": True}), (dl.dlpack(gpu.states), {})):
@@ -415,6 +421,21 @@ def dlpack_layout():
     del capsule  # never consumed: dropping it deletes its tensor
     assert len(dl._LIVE) == live + 1
     del x  # numpy's array gone: it called the deleter
+    gc.collect()
+    assert len(dl._LIVE) == live
+    # A CUDA DLPack tensor taken as actions is seen through the CUDA array interface, and its
+    # producer's deleter runs when that view goes.
+    view = dev[:, ::2]
+    imported = dl._Imported(dl.dlpack(view).__dlpack__())
+    assert imported.__cuda_array_interface__ == {
+        "shape": (4, 3),
+        "strides": (24, 8),
+        "typestr": "<i4",
+        "data": (view._ary.ctypes.data, False),
+        "version": 3,
+    }
+    assert len(dl._LIVE) == live + 1
+    del imported
     gc.collect()
     assert len(dl._LIVE) == live
 

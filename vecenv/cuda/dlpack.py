@@ -155,6 +155,8 @@ class _Imported:
     """A consumed CUDA DLPack tensor seen through ``__cuda_array_interface__``: numba's array of
     it holds this object, whose end calls the producer's deleter."""
 
+    _release = None
+
     def __init__(self, capsule):
         address, shape, strides, dtype, _, self._release = describe(capsule)
         self.__cuda_array_interface__ = {
@@ -166,7 +168,8 @@ class _Imported:
         }
 
     def __del__(self):
-        self._release()
+        if self._release is not None:
+            self._release()
 
 
 def import_actions(obj):
@@ -180,7 +183,10 @@ def import_actions(obj):
     from numba import cuda
 
     # Stream 1, CUDA's legacy default stream, where numba queues the engine's kernels.
-    return cuda.as_cuda_array(_Imported(obj.__dlpack__(stream=1)))
+    try:
+        return cuda.as_cuda_array(_Imported(obj.__dlpack__(stream=1)))
+    except BufferError as exc:
+        raise ValueError(f"actions given by DLPack cannot be read: {exc}") from None
 
 
 class DeviceArray:
