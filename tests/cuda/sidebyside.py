@@ -33,7 +33,10 @@ def _exact(engine):
 
 
 def host(a):
-    return a.copy_to_host() if hasattr(a, "copy_to_host") else np.asarray(a)
+    """A host copy of a numba device array, a (CUDA) torch tensor or anything numpy reads."""
+    if hasattr(a, "copy_to_host"):
+        return a.copy_to_host()
+    return a.cpu().numpy() if hasattr(a, "cpu") else np.asarray(a)
 
 
 def same(a, b, exactly, what):
@@ -288,3 +291,240 @@ def _elements(dtype, engine):
     valid = st.integers(max(info.min, low), min(info.max, high))
     near = st.integers(max(info.min, low - 1), min(info.max, high + 1))
     return st.one_of(valid, valid, valid, valid, near, edge)  # mostly rows the engines take
+
+
+class DLPackOnly:
+    """An array seen only through DLPack (as a JAX array is): no ``__cuda_array_interface__``,
+    no ``__array__``."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack__(self, **kwargs):
+        return self._array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+def _host_consumer():
+    """Under the simulator the buffers live in host memory: numpy consumes their DLPack."""
+    return np.from_dlpack, lambda x: x.ctypes.data, lambda a: a.array._ary.ctypes.data
+
+
+def dlpack(game="cartpole", num_envs=3, seed=4, steps=4, consumer=None, wrap=DLPackOnly):
+    """Outputs exported through DLPack: the consumer's array is the engine's buffer (same
+    address, shape, dtype; it shows the next step's values) and outlives the engine; actions and
+    masks given through DLPack only are taken as the CPU engine takes them, and refused as it
+    refuses them."""
+    import gc
+
+    from vecenv.cuda import dlpack as dl
+
+    consume, address_of, buffer_address = consumer or _host_consumer()
+    cpu = vecenv.make(game, num_envs, seed=seed, autoreset="same_step")
+    gpu = vecenv.make(game, num_envs, seed=seed, autoreset="same_step", device="cuda")
+    outputs = {
+        **{f"obs {k}": v for k, v in gpu.obs.items()},
+        **{f"final {k}": v for k, v in gpu.final_obs.items()},
+        "rewards": gpu.rewards,
+        "terminated": gpu.terminated,
+        "truncated": gpu.truncated,
+    }
+    seen = {}
+    for name, out in outputs.items():
+        assert isinstance(out, dl.DeviceArray), name
+        x = consume(out)
+        assert address_of(x) == buffer_address(out), f"{name}: a copy, not the buffer"
+        assert tuple(x.shape) == out.shape, (name, x.shape, out.shape)
+        seen[name] = x
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        actions = random_actions(cpu, rng)
+        cpu.step(actions)
+        gpu.step(wrap(actions))
+        compare_outputs(cpu, gpu, _exact(cpu), f"{game} DLPack actions")
+        for name, x in seen.items():  # the same memory: already the new values
+            np.testing.assert_array_equal(host(x), host(outputs[name]), err_msg=name)
+    mask = np.arange(num_envs) % 2 == 1
+    cpu.reset(seed=seed + 1, mask=mask)
+    gpu.reset(seed=seed + 1, mask=wrap(mask))
+    compare_outputs(cpu, gpu, _exact(cpu), f"{game} DLPack mask")
+    bad = random_actions(cpu, rng)
+    if cpu.action.discrete:
+        bad[1, ...] = np.max(cpu.action.high) + 1
+    else:
+        bad = bad.astype(np.float64)
+        bad[1, ...] = np.nan
+    before = gpu.get_state()
+    try:
+        gpu.step(wrap(bad))
+    except ValueError as exc:
+        assert "env 1" in str(exc), str(exc)
+    else:
+        raise AssertionError(f"{game}: a bad action given by DLPack was taken")
+    try:
+        gpu.step(wrap(bad[:-1]))
+    except ValueError as exc:
+        assert "shape" in str(exc), str(exc)
+    else:
+        raise AssertionError(f"{game}: actions of the wrong shape given by DLPack were taken")
+    assert (gpu.get_state() == before).all()
+    # Refused exports: a copy asked for, records (a structured dtype DLPack cannot describe).
+    for array, kwargs in ((gpu.rewards, {"copy": True}), (dl.dlpack(gpu.states), {})):
+        try:
+            array.__dlpack__(**kwargs)
+        except BufferError:
+            pass
+        else:
+            raise AssertionError("an export DLPack cannot honour was made")
+    # The consumer's arrays keep the buffers alive after the engine is gone.
+    want = {name: host(out).copy() for name, out in outputs.items()}
+    del cpu, gpu, outputs
+    gc.collect()
+    for name, x in seen.items():
+        np.testing.assert_array_equal(host(x), want[name], err_msg=f"{name} after the engine")
+
+
+def dlpack_layout():
+    """The capsule's layout read back field by field (strided and 0-d views, every dtype kind),
+    and its lifetime: the producer's entry lives until the consumer's deleter runs, or until an
+    unconsumed capsule is dropped."""
+    import gc
+
+    from vecenv.cuda import dlpack as dl
+
+    base = np.arange(24, dtype=np.int32).reshape(4, 6)
+    dev = cuda.to_device(base)
+    for view, want in (
+        (dev, base),
+        (dev[:, 1:5:2], base[:, 1:5:2]),
+        (dev[2], base[2]),
+        (cuda.to_device(np.array([True, False, True])), np.array([True, False, True])),
+        (cuda.to_device(np.float64(2.5).reshape(())), np.float64(2.5).reshape(())),
+        (cuda.to_device(np.arange(5, dtype=np.uint16)), np.arange(5, dtype=np.uint16)),
+    ):
+        x = np.from_dlpack(dl.dlpack(view))
+        assert x.dtype == want.dtype and x.shape == want.shape and x.strides == want.strides
+        np.testing.assert_array_equal(x, want)
+        capsule = dl.dlpack(view).__dlpack__()
+        address, shape, strides, dtype, device, release = dl.describe(capsule)
+        assert (shape, strides, dtype, device) == (want.shape, want.strides, want.dtype, (1, 0))
+        assert address == x.ctypes.data
+        release()
+    del x
+    gc.collect()
+    live = len(dl._LIVE)
+    x = np.from_dlpack(dl.dlpack(dev))
+    capsule = dl.dlpack(dev).__dlpack__()
+    assert len(dl._LIVE) == live + 2
+    del capsule  # never consumed: dropping it deletes its tensor
+    assert len(dl._LIVE) == live + 1
+    del x  # numpy's array gone: it called the deleter
+    gc.collect()
+    assert len(dl._LIVE) == live
+    # A CUDA DLPack tensor taken as actions is seen through the CUDA array interface, and its
+    # producer's deleter runs when that view goes.
+    view = dev[:, ::2]
+    imported = dl._Imported(dl.dlpack(view).__dlpack__())
+    assert imported.__cuda_array_interface__ == {
+        "shape": (4, 3),
+        "strides": (24, 8),
+        "typestr": "<i4",
+        "data": (view._ary.ctypes.data, False),
+        "version": 3,
+    }
+    assert len(dl._LIVE) == live + 1
+    del imported
+    gc.collect()
+    assert len(dl._LIVE) == live
+
+
+def _continue_alike(engines, step, read, steps, what):
+    for t in range(steps):
+        outs = [step(e, t) for e in engines]
+        first = read(engines[0], outs[0])
+        for e, out in zip(engines[1:], outs[1:], strict=True):
+            for name, value in read(e, out).items():
+                np.testing.assert_array_equal(value, first[name], err_msg=f"{what} {name} {t}")
+
+
+def pickling(game="cartpole", num_envs=3, seed=9, steps=5, autoreset="same_step"):
+    """Pickled (pickle, cloudpickle) or deep-copied mid-episode, a GPU engine continues exactly
+    as the original: the same outputs and records at every step."""
+    import copy
+    import pickle
+
+    import cloudpickle
+
+    gpu = vecenv.make(game, num_envs, seed=seed, autoreset=autoreset, device="cuda")
+    rng = np.random.default_rng(seed)
+    plays = [random_actions(gpu, rng) for _ in range(2 * steps)]
+    for actions in plays[:steps]:
+        gpu.step(actions)
+    copies = [
+        pickle.loads(pickle.dumps(gpu)),
+        cloudpickle.loads(cloudpickle.dumps(gpu)),
+        copy.deepcopy(gpu),
+    ]
+    assert all(type(c) is type(gpu) and c.num_envs == num_envs for c in copies)
+
+    def read(e, _):
+        out = {f"obs {k}": host(v) for k, v in e.obs.items()}
+        if e.final_obs is not None:
+            out.update((f"final {k}", host(v)) for k, v in e.final_obs.items())
+        out.update(rewards=host(e.rewards), terminated=host(e.terminated))
+        out.update(truncated=host(e.truncated), states=e.get_state())
+        return out
+
+    def step(e, t):
+        if t == steps // 2:
+            e.reset(seed=seed + 1, mask=np.arange(num_envs) % 2 == 0)
+        return e.step(plays[steps + t])
+
+    _continue_alike([gpu, *copies], step, read, steps, f"{game} pickled")
+
+
+def pickling_seats(game="connectx", num_envs=4, seed=13, plies=2, calls=3, pair=(0, 0)):
+    """``DeviceSeats`` pickled with its engine mid-game continues as the original."""
+    import copy
+    import pickle
+
+    from vecenv.cuda.selfplay import DeviceSeats
+
+    gpu = vecenv.make(game, num_envs, seed=seed, autoreset="disabled", device="cuda")
+    seats = DeviceSeats(gpu)
+    seat = np.arange(num_envs) % 2
+    seats.assign(seats.names[pair[0]], seat)
+    seats.assign(seats.names[pair[1]], 1 - seat)
+    seats.step(plies)
+    copies = [pickle.loads(pickle.dumps(seats)), copy.deepcopy(seats)]
+
+    def read(s, _):
+        out = {name: host(getattr(s, name)) for name in ("returns", "ends", "memory", "rngs")}
+        return dict(out, states=s.engine.get_state())
+
+    _continue_alike([seats, *copies], lambda s, t: s.step(plies), read, calls, f"{game} seats")
+
+
+def pickling_vector_env(game="CartPole-v1", num_envs=3, seed=2, steps=4):
+    """Gymnasium's VectorEnv on the GPU engine pickled mid-episode continues the same."""
+    import pickle
+
+    import gymnasium
+
+    env = gymnasium.make_vec(
+        f"vecenv/{game}", num_envs=num_envs, vectorization_mode="vector_entry_point",
+        device="cuda",
+    )  # fmt: skip
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    plays = [rng.integers(0, 2, size=num_envs) for _ in range(2 * steps)]
+    for actions in plays[:steps]:
+        env.step(actions)
+    loaded = pickle.loads(pickle.dumps(env))
+
+    def read(_, out):
+        return {str(k): host(v) for k, v in enumerate(out[:4])}
+
+    _continue_alike([env, loaded], lambda e, t: e.step(plays[steps + t]), read, steps, "vector")

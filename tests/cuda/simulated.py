@@ -31,6 +31,7 @@ ANY_ACTIONS_GAMES = (
 # negamax shifts uint64 bitboards by int64 counts): their moves are checked on a GPU only
 # (``test_gpu.py``) and their kernels compiled to PTX (``test_ptx.py``).
 SIMULATED_AGENTS = {"connectx": (0, 0)}
+PICKLED_SEATS = "connectx"  # a two-agent game: the engine and DeviceSeats pickled mid-game
 
 
 def checks(game):
@@ -48,6 +49,13 @@ def checks(game):
         yield "vector_env", sidebyside.vector_env
         # More episodes than one block of threads: the grid's second block, its last threads idle.
         yield "two_blocks", lambda: sidebyside.trajectories(game, num_envs=130, steps=6)
+        yield "dlpack", lambda: sidebyside.dlpack(game)
+        yield "dlpack_layout", sidebyside.dlpack_layout
+        yield "pickling", lambda: sidebyside.pickling(game)
+        yield "pickling_vector_env", sidebyside.pickling_vector_env
+    if game == PICKLED_SEATS:
+        yield "pickling", lambda: sidebyside.pickling(game, autoreset="next_step")
+        yield "pickling_seats", lambda: sidebyside.pickling_seats(game)
 
 
 def main(games):

@@ -1,5 +1,6 @@
 """On a real GPU (skipped without one): every check of ``sidebyside`` for every game, for real and
-on larger batches, a throughput sanity check and the zero-copy hand-off to PyTorch."""
+on larger batches, a throughput sanity check, the zero-copy hand-off to PyTorch (its CUDA array
+interface and DLPack both ways) and pickling on the device."""
 
 import time
 
@@ -89,3 +90,32 @@ def test_torch_zero_copy():
         engine.step(actions)  # a CUDA tensor: read where it lies
         # The same tensor now holds the new observations: it is the engine's buffer.
         np.testing.assert_allclose(obs.cpu().numpy(), cpu.obs["obs"], rtol=1e-5, atol=1e-6)
+
+
+def test_pickling():
+    sidebyside.pickling(num_envs=300, steps=20)
+    sidebyside.pickling("connectx", num_envs=130, autoreset="next_step")
+    sidebyside.pickling_seats(num_envs=130, pair=(0, -1))
+    sidebyside.pickling_vector_env(num_envs=130)
+
+
+def test_torch_dlpack():
+    """Every output through ``torch.from_dlpack`` is the engine's buffer (same address), and
+    actions and masks given as DLPack only (a CUDA tensor seen as JAX arrays are) are taken."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch here has no CUDA")
+
+    def to_torch(a):
+        return torch.from_dlpack(a)
+
+    def wrap(a):
+        return sidebyside.DLPackOnly(torch.as_tensor(a, device="cuda"))
+
+    consumer = (
+        to_torch,
+        lambda x: x.data_ptr(),
+        lambda a: a.__cuda_array_interface__["data"][0],
+    )
+    for game in ("cartpole", "pendulum", "catch"):
+        sidebyside.dlpack(game, num_envs=257, steps=30, consumer=consumer, wrap=wrap)

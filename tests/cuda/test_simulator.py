@@ -29,6 +29,13 @@ def test_every_game_is_checked(results):
     assert {"trajectories", "bad_actions", "state_round_trip", "agents", "vector_env"} <= checks
     assert "two_blocks" in checks
     assert {"autoreset_same_step", "autoreset_disabled", "any_actions"} <= checks
+    assert {
+        "dlpack",
+        "dlpack_layout",
+        "pickling",
+        "pickling_vector_env",
+        "pickling_seats",
+    } <= checks
 
 
 @pytest.mark.parametrize("game", vecenv.list_envs())

@@ -3,9 +3,13 @@
 ``CudaEngine`` has the CPU engine's API (``vecenv.make(..., device="cuda")`` makes one): the same
 arguments, checks and trajectories, computed by the game's own rules compiled as CUDA code
 (``vecenv.cuda.compile``), one thread per episode. Its observations, rewards and end flags are
-numba device arrays: ``__cuda_array_interface__`` hands them to PyTorch
-(``torch.as_tensor(a, device="cuda")``), CuPy (``cupy.asarray``) or any consumer of that interface
-without a copy. Actions may be host arrays or any CUDA array (PyTorch, CuPy, JAX, numba).
+numba device arrays wrapped as ``vecenv.cuda.dlpack.DeviceArray``: ``__cuda_array_interface__``
+and DLPack (``__dlpack__``) hand them to PyTorch (``torch.from_dlpack``, ``torch.as_tensor``), JAX
+(``jax.dlpack.from_dlpack``), CuPy or any consumer of either without a copy. Actions may be host
+arrays or any CUDA array (PyTorch, CuPy, JAX, numba), through either interface.
+
+An engine pickles and deep-copies mid-episode: its records and buffers travel as host arrays and
+go back to the GPU where it loads; the compiled kernels are looked up again, never serialised.
 
 A ``step`` queues two kernels (the action check, then the step, which does nothing if the check
 found a bad action) and reads back one word: the first bad episode, raised as ValueError before
@@ -15,6 +19,7 @@ any episode moves, as on the CPU.
 import numpy as np
 from numba import cuda
 
+from vecenv import registry
 from vecenv.engine import AUTORESET_MODES, Engine, _check_seed, fresh_seed
 from vecenv.kernels import rng
 from vecenv.kernels.agents import AGENT_RNG
@@ -23,6 +28,7 @@ from vecenv.kernels.state import SAME_STEP
 from vecenv.spec import is_integer
 
 from .compile import describe_error, kernels, simulated_tuple
+from .dlpack import DeviceArray, import_actions
 
 THREADS_PER_BLOCK = 128
 _KERNELS = {}  # (game, discrete) -> the game's compiled GPU drivers
@@ -63,6 +69,18 @@ def _fill(dst, value):
 
 def _on_device(a):
     return hasattr(a, "__cuda_array_interface__")
+
+
+def _given(a):
+    """An array as handed in: a CUDA array (``__cuda_array_interface__``) as numba's device
+    array, an object exporting only DLPack as numpy's (host) or numba's (GPU) array, else as
+    numpy reads it. Returns ``(array, on_device)``."""
+    if _on_device(a):
+        return cuda.as_cuda_array(a), True
+    if hasattr(a, "__dlpack__") and not isinstance(a, np.ndarray):
+        a = import_actions(a)
+        return a, not isinstance(a, np.ndarray)
+    return np.asarray(a), False
 
 
 class CudaEngine:
@@ -121,11 +139,14 @@ class CudaEngine:
         self._obs = tuple(
             cuda.to_device(np.zeros(self._obs_shape(f), f.dtype)) for f in host.observation
         )
-        self.obs = {f.name: v for f, v in zip(self.observation, self._obs, strict=True)}
+        self.obs = {
+            f.name: DeviceArray(v) for f, v in zip(self.observation, self._obs, strict=True)
+        }
         if self._mode == SAME_STEP:
             self._final_obs = tuple(cuda.to_device(np.zeros(v.shape, v.dtype)) for v in self._obs)
             self.final_obs = {
-                f.name: v for f, v in zip(self.observation, self._final_obs, strict=True)
+                f.name: DeviceArray(v)
+                for f, v in zip(self.observation, self._final_obs, strict=True)
             }
         else:
             self.final_obs = None
@@ -133,6 +154,7 @@ class CudaEngine:
         self._rewards = cuda.to_device(np.zeros((n, a), dtype=np.float64))
         self._terminated = cuda.to_device(np.zeros(n, dtype=np.bool_))
         self._truncated = cuda.to_device(np.zeros(n, dtype=np.bool_))
+        self._out = tuple(map(DeviceArray, (self._rewards, self._terminated, self._truncated)))
         self._low = cuda.to_device(self._act_low)
         self._high = cuda.to_device(self._act_high)
         self._flat = cuda.to_device(np.zeros(self._flat_shape, dtype=self._act_dtype))
@@ -172,13 +194,13 @@ class CudaEngine:
     def _mask(self, mask):
         if mask is None:
             return self._all
-        m = cuda.as_cuda_array(mask) if _on_device(mask) else np.asarray(mask)
+        m, on_device = _given(mask)
         if m.dtype != np.bool_ or m.shape != (self.num_envs,):
             raise ValueError(
                 f"mask must be a bool array of shape ({self.num_envs},), "
                 f"got {m.dtype} of shape {m.shape}"
             )
-        return m if _on_device(m) else cuda.to_device(m)
+        return m if on_device else cuda.to_device(m)
 
     def reset(self, seed=None, mask=None, position=None):
         """Start new episodes (all, or where ``mask``: a bool array on the host or the GPU) and
@@ -208,8 +230,7 @@ class CudaEngine:
 
     def _actions(self, actions):
         """``actions`` as the (N, agents * width) device array of the kernels' one type."""
-        on_device = _on_device(actions)
-        a = cuda.as_cuda_array(actions) if on_device else np.asarray(actions)
+        a, on_device = _given(actions)
         kind = a.dtype.kind
         if kind not in "iu" and (self.action.discrete or kind != "f"):
             want = "integers" if self.action.discrete else "numbers"
@@ -262,7 +283,7 @@ class CudaEngine:
                 allowed = f"[{self._act_low.min()}, {self._act_high.max()}]"
                 raise ValueError(f"action of env {bad} is out of range {allowed}: {row.tolist()}")
             raise ValueError(f"action of env {bad} is not finite: {row.tolist()}")
-        return self.obs, self._rewards, self._terminated, self._truncated
+        return (self.obs, *self._out)
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -310,15 +331,15 @@ class CudaEngine:
 
     @property
     def rewards(self):
-        return self._rewards
+        return self._out[0]
 
     @property
     def terminated(self):
-        return self._terminated
+        return self._out[1]
 
     @property
     def truncated(self):
-        return self._truncated
+        return self._out[2]
 
     def render(self, index=0, mode="rgb_array"):
         """Render episode ``index`` (its record copied to the host), as ``Engine.render``."""
@@ -328,6 +349,63 @@ class CudaEngine:
     def synchronize(self):
         """Wait for every kernel queued so far."""
         cuda.synchronize()
+
+    # -- pickling ------------------------------------------------------------------------------
+
+    _PICKLED = ("_states", "_obs", "_final_obs", "_rewards", "_terminated", "_truncated")
+
+    def __getstate__(self):
+        """``Engine.__getstate__``'s state with every device buffer copied to the host."""
+        game = registry.get_game(self.name)
+        arrays = {"_words": self._words.copy(), "_final_obs": None}
+        for name in self._PICKLED:
+            if name == "_final_obs" and self._mode != SAME_STEP:
+                continue  # the observation buffers themselves
+            buf = getattr(self, name)
+            arrays[name] = (
+                tuple(b.copy_to_host() for b in buf)
+                if isinstance(buf, tuple)
+                else buf.copy_to_host()
+            )
+        return {
+            "game": self.name,
+            "folder": str(game.folder) if game.origin == "registered" else None,
+            "num_envs": self.num_envs,
+            "autoreset": self.autoreset,
+            "max_episode_steps": self.max_episode_steps or 0,
+            "configuration": dict(self.config),
+            "seed": self.seed,
+            "arrays": arrays,
+        }
+
+    def __setstate__(self, state):
+        if state["folder"] is not None and state["game"] not in registry.games():
+            registry.register(state["folder"])
+        self.__init__(
+            state["game"],
+            num_envs=state["num_envs"],
+            seed=state["seed"],
+            autoreset=state["autoreset"],
+            max_episode_steps=state["max_episode_steps"],
+            **state["configuration"],
+        )
+        for name, saved in state["arrays"].items():
+            if saved is None:
+                continue
+            mine = getattr(self, name)
+            if isinstance(mine, tuple) != isinstance(saved, tuple) or (
+                isinstance(mine, tuple) and len(mine) != len(saved)
+            ):
+                raise ValueError(f"a pickled engine's {name} does not fit this game")
+            pairs = zip(mine, saved, strict=True) if isinstance(mine, tuple) else [(mine, saved)]
+            for dst, src in pairs:
+                if dst.shape != src.shape or dst.dtype != src.dtype:
+                    raise ValueError(f"a pickled engine's {name} does not fit this game")
+                if isinstance(dst, np.ndarray):
+                    np.copyto(dst, src)
+                else:
+                    dst.copy_to_device(np.ascontiguousarray(src))
+        self._words_dev.copy_to_device(self._words)
 
     def __repr__(self):
         return f"CudaEngine({self.name!r}, num_envs={self.num_envs}, autoreset={self.autoreset!r})"

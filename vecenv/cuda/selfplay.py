@@ -3,7 +3,8 @@
 ``DeviceSeats(engine)`` is ``vecenv.selfplay.Seats`` for a ``CudaEngine``, with its arrays in GPU
 memory: who plays which seat (built-in agents only: a Python policy would need the host every
 ply), each agent's memory and random stream (derived from the episode's seed, as on the CPU, so
-the same seed plays the same moves on both), and the running totals.
+the same seed plays the same moves on both), and the running totals. It pickles and deep-copies
+with its engine (its arrays as host copies), continuing the same.
 """
 
 import numpy as np
@@ -40,6 +41,21 @@ class DeviceSeats:
         self.returns = cuda.to_device(np.zeros((m, 2), dtype=np.float64))
         self.ends = cuda.to_device(np.zeros(m, dtype=np.int64))
         self.reseed()
+
+    _DEVICE = ("kinds", "memory", "rngs", "actions", "returns", "ends")
+
+    # Pickled with its engine, its device arrays as host copies; the agents' module is looked up
+    # again where it loads.
+    def __getstate__(self):
+        state = {k: v for k, v in self.__dict__.items() if k != "module"}
+        state.update((k, getattr(self, k).copy_to_host()) for k in self._DEVICE)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        for k in self._DEVICE:
+            setattr(self, k, cuda.to_device(state[k]))
+        self.module = registry.game_module(self.engine.name, "agents")
 
     def assign(self, agent, seat_of):
         """Built-in ``agent`` (a name) plays seat ``seat_of[i]`` of episode i."""

@@ -4,6 +4,8 @@ from numba import cuda
 
 from vecenv import registry
 
+from .dlpack import DeviceArray
+
 
 def engine_for_device(game, device, **kwargs):
     """The GPU engine of a one-agent game (two-agent games' opponents run on the CPU engine)."""
@@ -17,12 +19,14 @@ def engine_for_device(game, device, **kwargs):
 
 
 def copy_buffers(arr):
-    """A fresh device copy of a device array, or of each array of a dict of them."""
+    """A fresh device copy of a device array (exporting DLPack too), or of each array of a dict
+    of them."""
     if isinstance(arr, dict):
         return {k: copy_buffers(v) for k, v in arr.items()}
+    arr = arr.array if isinstance(arr, DeviceArray) else arr
     out = cuda.device_array(arr.shape, arr.dtype)
     out.copy_to_device(arr)
-    return out
+    return DeviceArray(out)
 
 
 def to_host(arr):
