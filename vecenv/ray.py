@@ -12,6 +12,7 @@ seeds and are reported truncated (see ``VectorEnv``). Every wait is bounded by `
 caller never hangs on a lost node. Ray is an optional dependency: ``pip install "vecenv[ray]"``.
 """
 
+import contextlib
 import pickle
 import time
 
@@ -238,6 +239,13 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.copy = bool(copy)
         self.timeout = float(timeout)
         self._options = {"num_cpus": 1, "max_restarts": 3, "scheduling_strategy": "SPREAD"}
+        if transport == "compiled":
+            # Ray's compiled graphs across nodes can take a node's raylet down when a worker
+            # dies, so the compiled transport keeps its workers on the driver's node.
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+            here = ray.get_runtime_context().get_node_id()
+            self._options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(here, soft=False)
         self._options.update(worker_options or {})
         make = dict(
             game=game,
@@ -285,6 +293,13 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._count = 0  # compiled steps sent
         if self.transport != "compiled":
             return
+        here = ray.get_runtime_context().get_node_id()
+        for w, worker in enumerate(self._workers):
+            if self._get(worker.where.remote(), w)[0] != here:
+                raise ValueError(
+                    "transport='compiled' needs every worker on the driver's node "
+                    f"(worker {w} is not); use transport='ray' across machines"
+                )
         results = _flat_results(self._obs, self._rewards, self._terminated, self._truncated)
         self._shared = sharedarrays.SharedArrays(results)
         self._layout = self._shared.layout
@@ -467,10 +482,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     def _drop_graph(self):
         dag, self._dag = self._dag, None
         if dag is not None:
-            try:
+            # A graph broken by a dead worker may fail to end cleanly.
+            with contextlib.suppress(Exception):
                 dag.teardown()
-            except Exception:  # a graph broken by a dead worker may fail to end cleanly
-                pass
 
     def _finish_pending(self):
         """Gather a compiled step in flight (kept for ``step_wait``) before other calls, which

@@ -6,6 +6,7 @@ another machine finds no segment of that name (or one without the maker's random
 ``attach`` returns None: it sends its arrays in the message instead.
 """
 
+import contextlib
 import os
 import weakref
 from multiprocessing import resource_tracker, shared_memory
@@ -24,14 +25,10 @@ def _views(buf, fields):
 
 
 def _release(shm):
-    try:
+    with contextlib.suppress(BufferError):  # views still alive: the mapping ends with them
         shm.close()
-    except BufferError:  # views still alive: the mapping goes with the process
-        pass
-    try:
+    with contextlib.suppress(FileNotFoundError):
         shm.unlink()
-    except FileNotFoundError:
-        pass
 
 
 class SharedArrays:
