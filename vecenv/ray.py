@@ -490,7 +490,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         """Gather a compiled step in flight (kept for ``step_wait``) before other calls, which
         run beside the graph's loop in the workers."""
         if self._pending is not None and self._pending[0] == "sent":
-            _, count, parts, refs = self._pending
+            (_, count, parts, refs), self._pending = self._pending, None
             self._pending = ("done", self._gather_compiled(count, parts, refs))
 
     def _gather_compiled(self, count, parts, refs):
@@ -641,6 +641,14 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.__dict__.update(state)
         connect()
         self._pending = None
+        if self.transport == "compiled" and "scheduling_strategy" in self._options:
+            # Loaded in another process, perhaps on another node: the workers go to this one.
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+            strategy = self._options["scheduling_strategy"]
+            if isinstance(strategy, NodeAffinitySchedulingStrategy) and not strategy.soft:
+                here = ray.get_runtime_context().get_node_id()
+                self._options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(here, False)
         self._workers = [
             self._actor(blob, first, None)
             for blob, (first, _) in zip(envs, self._slices, strict=True)
