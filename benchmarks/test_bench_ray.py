@@ -3,8 +3,10 @@
 **Overhead.** Env-steps per second of ``vecenv.ray.VectorEnv(game, N, num_workers=2)`` (two Ray
 actors on this machine, one engine thread each, ``copy=False``) against the local
 ``GameVectorEnv(game, N, num_threads=2, copy=False)``, CartPole and ConnectX (against its built-in
-random opponent), N = 4096 and 65536, the same random actions on both sides, drawn once. Target:
-the Ray env at least 0.7x the local engine at N = 65536.
+random opponent), N = 4096 and 65536, the same random actions on both sides, drawn once; and the
+same with ``transport="compiled"`` (impl "ray-compiled-W2": one Ray compiled graph of the workers'
+steps, results in shared memory on the driver's node). Target: the Ray env at least 0.7x the local
+engine at N = 65536.
 
 **Scaling model** (``test_ray_cost_split``, CartPole, N = 65536, 2 workers): a step's time split
 into compute (a worker's engine step over its slice, timed alone), serialisation (pickling and
@@ -24,8 +26,8 @@ random actions, ``sample(num_timesteps=20000)`` each, in parallel) against
 ``vecenv.ray.VectorEnv("CartPole-v1", 4096, num_workers=2)`` stepped with random actions, on the
 same one-node Ray. Target: at least 10x.
 
-Keys: ("ray", game, N, impl) with impl "local-T2" and "ray-W2"; ("ray", "rllib", impl) with impl
-"rllib-W2" and "vecenv-W2".
+Keys: ("ray", game, N, impl) with impl "local-T2", "ray-W2" and "ray-compiled-W2"; ("ray", "rllib",
+impl) with impl "rllib-W2" and "vecenv-W2".
 """
 
 import pickle
@@ -52,6 +54,14 @@ for _game in GAMES:
             "Ray",
             f"{_game} N={_n}: vecenv.ray 2 workers vs local engine 2 threads",
             ("ray", _game, _n, "ray-W2"),
+            ("ray", _game, _n, "local-T2"),
+            target=0.7 if _n == 65536 else None,
+            target_text=">= 0.7x" if _n == 65536 else "",
+        )
+        report.compare(
+            "Ray",
+            f"{_game} N={_n}: vecenv.ray compiled 2 workers vs local engine 2 threads",
+            ("ray", _game, _n, "ray-compiled-W2"),
             ("ray", _game, _n, "local-T2"),
             target=0.7 if _n == 65536 else None,
             target_text=">= 0.7x" if _n == 65536 else "",
@@ -96,14 +106,17 @@ def _round(env, moves):
 
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("game", GAMES)
-@pytest.mark.parametrize("impl", ["local-T2", "ray-W2"])
+@pytest.mark.parametrize("impl", ["local-T2", "ray-W2", "ray-compiled-W2"])
 def test_ray_overhead(benchmark, local_ray, impl, game, n):
     smoke = benchmark.disabled
     n = 64 if smoke else n
     if impl == "local-T2":
         env = GameVectorEnv(game, num_envs=n, seed=0, num_threads=2, copy=False)
     else:
-        env = vray.VectorEnv(game, num_envs=n, num_workers=2, seed=0, copy=False)
+        transport = "compiled" if impl == "ray-compiled-W2" else "ray"
+        env = vray.VectorEnv(
+            game, num_envs=n, num_workers=2, seed=0, copy=False, transport=transport
+        )
     try:
         env.reset(seed=0)
         moves = _actions(env, n, 1 if smoke else STEPS)

@@ -44,17 +44,22 @@ def actions(env, rng):
 
 
 @pytest.mark.parametrize(
-    "game,workers,mode",
+    "game,workers,mode,transport",
     [
-        ("cartpole", 3, AutoresetMode.NEXT_STEP),
-        ("cartpole", 2, AutoresetMode.SAME_STEP),
-        ("catch", 1, AutoresetMode.DISABLED),
-        ("connectx", 2, AutoresetMode.SAME_STEP),  # against its built-in opponent: Dict obs
+        ("cartpole", 3, AutoresetMode.NEXT_STEP, "ray"),
+        ("cartpole", 2, AutoresetMode.SAME_STEP, "ray"),
+        ("catch", 1, AutoresetMode.DISABLED, "ray"),
+        ("connectx", 2, AutoresetMode.SAME_STEP, "ray"),  # against its opponent: Dict obs
+        ("cartpole", 3, AutoresetMode.NEXT_STEP, "compiled"),
+        ("catch", 2, AutoresetMode.DISABLED, "compiled"),
+        ("connectx", 2, AutoresetMode.SAME_STEP, "compiled"),
     ],
 )
-def test_same_trajectories_as_the_local_engine(game, workers, mode):
+def test_same_trajectories_as_the_local_engine(game, workers, mode, transport):
     n = 7
-    remote = vray.VectorEnv(game, num_envs=n, num_workers=workers, seed=5, autoreset_mode=mode)
+    remote = vray.VectorEnv(
+        game, num_envs=n, num_workers=workers, seed=5, autoreset_mode=mode, transport=transport
+    )
     local = GameVectorEnv(game, num_envs=n, seed=5, autoreset_mode=mode)
     try:
         assert remote.single_observation_space == local.single_observation_space
@@ -82,12 +87,16 @@ def test_same_trajectories_as_the_local_engine(game, workers, mode):
         remote.close()
 
 
-def test_workers_spread_over_the_nodes_and_overlap_steps():
-    env = vray.VectorEnv("cartpole", num_envs=64, num_workers=2, seed=1, copy=False)
+@pytest.mark.parametrize("transport", vray.TRANSPORTS)
+def test_workers_spread_over_the_nodes_and_overlap_steps(transport):
+    env = vray.VectorEnv(
+        "cartpole", num_envs=64, num_workers=2, seed=1, copy=False, transport=transport
+    )
     local = GameVectorEnv("cartpole", num_envs=64, seed=1)
     try:
         nodes = {node for node, _ in (vray.ray.get(w.where.remote()) for w in env.workers)}
-        assert len(nodes) == 2
+        # Compiled graphs stay on the driver's node; plain calls spread over the nodes.
+        assert len(nodes) == (1 if transport == "compiled" else 2)
         env.reset(seed=1)
         local.reset(seed=1)
         rng = np.random.default_rng(1)
@@ -96,14 +105,19 @@ def test_workers_spread_over_the_nodes_and_overlap_steps():
         with pytest.raises(RuntimeError, match="twice"):
             env.step_async(a)
         same_step(env.recv(), local.step(a))
+        env.step_async(a)  # other calls wait for the step in flight; its results are kept
+        want = local.step(a)
+        assert same(env.get_state(), local.get_state())
+        same_step(env.step_wait(), want)
         with pytest.raises(RuntimeError, match="without step_async"):
             env.step_wait()
     finally:
         env.close()
 
 
-def test_bad_actions_raise_before_any_worker_moves():
-    env = vray.VectorEnv("cartpole", num_envs=6, num_workers=2, seed=2)
+@pytest.mark.parametrize("transport", vray.TRANSPORTS)
+def test_bad_actions_raise_before_any_worker_moves(transport):
+    env = vray.VectorEnv("cartpole", num_envs=6, num_workers=2, seed=2, transport=transport)
     try:
         env.reset(seed=2)
         before = env.get_state()
@@ -136,10 +150,19 @@ def _kill(env, w):
     raise AssertionError(f"worker process {pid} did not end")
 
 
-@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
-def test_a_killed_worker_comes_back_with_its_episodes_truncated(mode):
+@pytest.mark.parametrize(
+    "mode,transport",
+    [
+        (AutoresetMode.NEXT_STEP, "ray"),
+        (AutoresetMode.SAME_STEP, "ray"),
+        (AutoresetMode.SAME_STEP, "compiled"),  # the recovery is the same in every mode
+    ],
+)
+def test_a_killed_worker_comes_back_with_its_episodes_truncated(mode, transport):
     n = 8
-    env = vray.VectorEnv("cartpole", num_envs=n, num_workers=2, seed=3, autoreset_mode=mode)
+    env = vray.VectorEnv(
+        "cartpole", num_envs=n, num_workers=2, seed=3, autoreset_mode=mode, transport=transport
+    )
     local = GameVectorEnv("cartpole", num_envs=n, seed=3, autoreset_mode=mode)
     fresh = GameVectorEnv("cartpole", num_envs=n, seed=3, autoreset_mode=mode)
     try:
@@ -177,10 +200,13 @@ def test_a_killed_worker_comes_back_with_its_episodes_truncated(mode):
         env.close()
 
 
-def test_a_killed_worker_in_disabled_mode_stays_frozen_until_reset():
+@pytest.mark.parametrize("transport", ["ray"])
+def test_a_killed_worker_in_disabled_mode_stays_frozen_until_reset(transport):
     n = 6
     mode = AutoresetMode.DISABLED
-    env = vray.VectorEnv("cartpole", num_envs=n, num_workers=2, seed=3, autoreset_mode=mode)
+    env = vray.VectorEnv(
+        "cartpole", num_envs=n, num_workers=2, seed=3, autoreset_mode=mode, transport=transport
+    )
     fresh = GameVectorEnv("cartpole", num_envs=n, seed=3, autoreset_mode=mode)
     try:
         env.reset(seed=3)
@@ -202,10 +228,12 @@ def test_a_killed_worker_in_disabled_mode_stays_frozen_until_reset():
 
 
 @pytest.mark.parametrize(
-    "dumps,loads", [(pickle.dumps, pickle.loads), (cloudpickle.dumps, pickle.loads)]
+    "dumps,transport",
+    [(pickle.dumps, "ray"), (cloudpickle.dumps, "ray"), (pickle.dumps, "compiled")],
 )
-def test_the_distributed_env_pickles_mid_episode(dumps, loads):
-    env = vray.VectorEnv("cartpole", num_envs=5, num_workers=2, seed=4)
+def test_the_distributed_env_pickles_mid_episode(dumps, transport):
+    loads = pickle.loads
+    env = vray.VectorEnv("cartpole", num_envs=5, num_workers=2, seed=4, transport=transport)
     try:
         env.reset(seed=4)
         rng = np.random.default_rng(3)
@@ -220,6 +248,28 @@ def test_the_distributed_env_pickles_mid_episode(dumps, loads):
             copy.close()
     finally:
         env.close()
+
+
+def test_compiled_transport_without_shared_memory_sends_the_arrays():
+    """A worker on another machine maps no shared memory (here: a segment it cannot find) and
+    its results travel in the message, bit-identical."""
+    n = 6
+    env = vray.VectorEnv("connectx", num_envs=n, num_workers=2, seed=7, transport="compiled")
+    local = GameVectorEnv("connectx", num_envs=n, seed=7)
+    try:
+        name, token, size, fields = env._layout
+        elsewhere = (name + "-elsewhere", token, size, fields)
+        assert vray.ray.get(env.workers[1].attach.remote(elsewhere)) is False
+        assert vray.ray.get(env.workers[0].attach.remote(env._layout)) is True
+        assert same(env.reset(seed=7)[0], local.reset(seed=7)[0])
+        rng = np.random.default_rng(7)
+        for _ in range(15):
+            a = actions(local, rng)
+            same_step(env.step(a), local.step(a))
+    finally:
+        env.close()
+    with pytest.raises(ValueError, match="transport"):
+        vray.VectorEnv("cartpole", num_envs=2, num_workers=1, transport="carrier pigeon")
 
 
 def test_make_vec_with_num_workers():

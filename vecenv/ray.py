@@ -12,6 +12,7 @@ seeds and are reported truncated (see ``VectorEnv``). Every wait is bounded by `
 caller never hangs on a lost node. Ray is an optional dependency: ``pip install "vecenv[ray]"``.
 """
 
+import contextlib
 import pickle
 import time
 
@@ -23,12 +24,21 @@ from gymnasium.vector.utils import batch_space, create_empty_array
 from vecenv.engine import autoreset_mode as autoreset_mode_of
 from vecenv.engine import fresh_seed, is_integer
 
+from . import sharedarrays
 from .cluster import connect, ray, require_ray  # noqa: F401  (re-exported)
 
 if ray is not None:
-    from ray.exceptions import ActorUnavailableError, GetTimeoutError, RayActorError
+    from ray.exceptions import (
+        ActorUnavailableError,
+        GetTimeoutError,
+        RayActorError,
+        RayChannelError,
+        RayChannelTimeoutError,
+    )
 
 DEFAULT_TIMEOUT = 120.0  # seconds a worker may take to answer one call (a restart included)
+TRANSPORTS = ("ray", "compiled")
+SHARED = "shared"  # in an answer: this array was written in the driver's shared memory
 _GYM_MODES = {
     "next_step": AutoresetMode.NEXT_STEP,
     "same_step": AutoresetMode.SAME_STEP,
@@ -64,6 +74,11 @@ class Worker:
         self.mode = autoreset_mode_of(self.env.metadata["autoreset_mode"])
         self.skip = False  # next-step mode after a restart: the next step is the reset step
         self.frozen = False  # disabled mode after a restart: frozen until reset
+        self.first, self.n = first, self.env.num_envs
+        self.shared = None  # this slice of the driver's shared arrays (compiled transport)
+        self.count, self.last = 0, None  # the last compiled step taken, and its answer
+        # A new process after a crash: its episodes are lost until the driver recovers them.
+        self.lost = ray.get_runtime_context().was_current_actor_reconstructed
 
     @property
     def engine(self):
@@ -92,13 +107,55 @@ class Worker:
             return obs, np.zeros(n), np.zeros(n, dtype=np.bool_), trunc, {}
         return self.env.step(actions)
 
-    def recover(self, seed):
+    def recover(self, seed, layout=None):
         """After a restart: the episodes start again from ``seed`` (an int, or this slice's
         per-episode seeds), as at the first reset."""
         self.env.reset(seed=seed)
         self.skip = self.mode == "next_step"
         self.frozen = self.mode == "disabled"
+        self.lost = False
+        if layout is not None:
+            self.attach(layout)
         return self.env._obs
+
+    # -- the compiled transport ---------------------------------------------------------------
+
+    def attach(self, layout):
+        """Map the driver's shared arrays where they are on this machine; True if mapped."""
+        arrays = sharedarrays.attach(layout)
+        if arrays is None:
+            self.shared = None
+            return False
+        self.shared = _slice_results(arrays, self.first, self.n)
+        self.shared["_segment"] = arrays["_segment"]  # the mapping lives as long as the views
+        return True
+
+    def compiled_step(self, message):
+        """The compiled graph's step: ``message`` is (count, actions). A step already taken
+        (asked again after the graph broke) answers as before."""
+        count, actions = message
+        if count != self.count:
+            self.last = self._shared_answer(self.step(actions))
+            self.count = count
+        return self.last
+
+    def settle(self, count, actions):
+        """After the compiled graph broke: take step ``count`` unless taken; None if this
+        process is new (its episodes were lost)."""
+        return None if self.lost else self.compiled_step((count, actions))
+
+    def _shared_answer(self, answer):
+        if self.shared is None:
+            return answer
+        obs, rewards, terminated, truncated, infos = answer
+        shared = self.shared
+        if obs is not None:  # None: frozen, the driver keeps the last observation
+            _put(shared["obs"], obs, 0, self.n)
+            obs = SHARED
+        shared["rewards"][:] = rewards
+        shared["terminated"][:] = terminated
+        shared["truncated"][:] = truncated
+        return obs, SHARED, SHARED, SHARED, infos
 
     def get_env(self):
         return pickle.dumps(self.env)
@@ -163,6 +220,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         worker_options=None,
         timeout=DEFAULT_TIMEOUT,
         address=None,
+        transport="ray",
         **configuration,
     ):
         if not is_integer(num_envs) or num_envs < 1:
@@ -171,6 +229,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(
                 f"num_workers must be an integer in [1, num_envs], got {num_workers!r}"
             )
+        if transport not in TRANSPORTS:
+            raise ValueError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
+        self.transport = transport
         connect(address)
         self.num_envs = int(num_envs)
         self.num_workers = int(num_workers)
@@ -178,6 +239,13 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.copy = bool(copy)
         self.timeout = float(timeout)
         self._options = {"num_cpus": 1, "max_restarts": 3, "scheduling_strategy": "SPREAD"}
+        if transport == "compiled":
+            # Ray's compiled graphs across nodes can take a node's raylet down when a worker
+            # dies, so the compiled transport keeps its workers on the driver's node.
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+            here = ray.get_runtime_context().get_node_id()
+            self._options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(here, soft=False)
         self._options.update(worker_options or {})
         make = dict(
             game=game,
@@ -216,6 +284,31 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._truncated = np.zeros(n, dtype=np.bool_)
         self._pending = None
         self._seeds = self.seed  # what a restarted worker starts again from
+        self._start_transport()
+
+    def _start_transport(self):
+        """The compiled transport's shared result arrays (mapped by the workers on this
+        machine); its graph is compiled at the first step."""
+        self._dag = self._shared = self._layout = None
+        self._count = 0  # compiled steps sent
+        if self.transport != "compiled":
+            return
+        here = ray.get_runtime_context().get_node_id()
+        for w, worker in enumerate(self._workers):
+            if self._get(worker.where.remote(), w)[0] != here:
+                raise ValueError(
+                    "transport='compiled' needs every worker on the driver's node "
+                    f"(worker {w} is not); use transport='ray' across machines"
+                )
+        results = _flat_results(self._obs, self._rewards, self._terminated, self._truncated)
+        self._shared = sharedarrays.SharedArrays(results)
+        self._layout = self._shared.layout
+        refs = self._call("attach", [self._layout] * self.num_workers)
+        for w, ref in enumerate(refs):
+            self._get(ref, w)
+        self._shared_parts = [
+            _slice_results(self._shared.arrays, first, n) for first, n in self._slices
+        ]
 
     # -- calls to the workers --------------------------------------------------------------
 
@@ -229,6 +322,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
     def _call(self, method, *per_worker):
         """Call ``method`` on every worker (argument k of worker w: ``per_worker[k][w]``)."""
+        if self.transport == "compiled":
+            self._finish_pending()
         return [
             getattr(worker, method).remote(*(args[w] for args in per_worker))
             for w, worker in enumerate(self._workers)
@@ -258,7 +353,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         deadline = time.monotonic() + self.timeout
         while True:
             try:
-                return self._get(self._workers[w].recover.remote(seed), w)
+                return self._get(self._workers[w].recover.remote(seed, self._layout), w)
             except ActorUnavailableError:
                 # Still restarting: Ray refuses calls until the new process is up.
                 if time.monotonic() > deadline:
@@ -365,14 +460,84 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             raise RuntimeError("step_async called twice without step_wait")
         a = self._check_actions(actions)
         parts = [a[first : first + n] for first, n in self._slices]
-        self._pending = self._call("step", parts)
+        if self.transport == "compiled":
+            self._count += 1
+            messages = [(self._count, part) for part in parts]
+            self._pending = ("sent", self._count, parts, self._graph().execute(*messages))
+        else:
+            self._pending = self._call("step", parts)
+
+    # -- the compiled transport: one graph of the workers' steps, results in shared memory --
+
+    def _graph(self):
+        if self._dag is None:
+            from ray.dag import InputNode, MultiOutputNode
+
+            with InputNode() as inp:
+                steps = [wk.compiled_step.bind(inp[w]) for w, wk in enumerate(self._workers)]
+                dag = MultiOutputNode(steps)
+            self._dag = dag.experimental_compile(_submit_timeout=self.timeout)
+        return self._dag
+
+    def _drop_graph(self):
+        dag, self._dag = self._dag, None
+        if dag is not None:
+            # A graph broken by a dead worker may fail to end cleanly.
+            with contextlib.suppress(Exception):
+                dag.teardown()
+
+    def _finish_pending(self):
+        """Gather a compiled step in flight (kept for ``step_wait``) before other calls, which
+        run beside the graph's loop in the workers."""
+        if self._pending is not None and self._pending[0] == "sent":
+            (_, count, parts, refs), self._pending = self._pending, None
+            self._pending = ("done", self._gather_compiled(count, parts, refs))
+
+    def _gather_compiled(self, count, parts, refs):
+        answers = []
+        try:
+            for ref in refs:
+                answers.append(ray.get(ref, timeout=self.timeout))
+        except (RayChannelTimeoutError, GetTimeoutError):
+            self._drop_graph()
+            raise TimeoutError(
+                f"a Ray worker of {self.num_workers} did not answer within {self.timeout} s"
+            ) from None
+        except (RayChannelError, RayActorError, ActorUnavailableError):
+            # A worker died and took the graph down: the others finish this step (once) by a
+            # plain call, and the graph is compiled again at the next step.
+            self._drop_graph()
+            answers = [self._settle(w, count, part) for w, part in enumerate(parts)]
+        return [self._resolve(a, w) for w, a in enumerate(answers)]
+
+    def _settle(self, w, count, actions):
+        try:
+            return self._get(self._workers[w].settle.remote(count, actions), w)
+        except (RayActorError, ActorUnavailableError):
+            return None
+
+    def _resolve(self, answer, w):
+        """An answer whose arrays are in shared memory, with this slice's views in their place."""
+        if answer is None:
+            return None
+        part = self._shared_parts[w] if self._shared is not None else None
+        obs, rewards, terminated, truncated, infos = answer
+        if isinstance(obs, str):
+            obs = part["obs"]
+        if isinstance(rewards, str):
+            rewards, terminated, truncated = part["rewards"], part["terminated"], part["truncated"]
+        return obs, rewards, terminated, truncated, infos
 
     def step_wait(self):
         """The results of the last ``step_async``."""
         if self._pending is None:
             raise RuntimeError("step_wait called without step_async")
-        refs, self._pending = self._pending, None
-        answers = self._gather(refs)
+        if self.transport == "compiled":
+            self._finish_pending()
+            (_, answers), self._pending = self._pending, None
+        else:
+            refs, self._pending = self._pending, None
+            answers = self._gather(refs)
         infos = {}
         for w, answer in enumerate(answers):
             first, n = self._slices[w]
@@ -450,10 +615,15 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         return list(self._workers)
 
     def close_extras(self, **kwargs):
+        if getattr(self, "_dag", None) is not None:
+            self._drop_graph()
         workers, self._workers = getattr(self, "_workers", []), []
         if ray is not None and ray.is_initialized():
             for worker in workers:
                 ray.kill(worker, no_restart=True)
+        if getattr(self, "_shared", None) is not None:
+            self._shared_parts = []
+            self._shared.close()
 
     # -- pickling: the workers' envs travel, and new workers continue them -------------------
 
@@ -461,7 +631,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         if self._pending is not None:
             self.step_wait()
         envs = self._gather(self._call("get_env"))
-        state = {k: v for k, v in self.__dict__.items() if k not in ("_workers", "_pending")}
+        transient = ("_workers", "_pending", "_dag", "_shared", "_layout", "_shared_parts")
+        state = {k: v for k, v in self.__dict__.items() if k not in transient}
         state["envs"] = envs
         return state
 
@@ -470,16 +641,40 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.__dict__.update(state)
         connect()
         self._pending = None
+        if self.transport == "compiled" and "scheduling_strategy" in self._options:
+            # Loaded in another process, perhaps on another node: the workers go to this one.
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+            strategy = self._options["scheduling_strategy"]
+            if isinstance(strategy, NodeAffinitySchedulingStrategy) and not strategy.soft:
+                here = ray.get_runtime_context().get_node_id()
+                self._options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(here, False)
         self._workers = [
             self._actor(blob, first, None)
             for blob, (first, _) in zip(envs, self._slices, strict=True)
         ]
+        self._start_transport()
 
     def __repr__(self):
         return (
             f"vecenv.ray.VectorEnv({self.single_observation_space}, num_envs={self.num_envs}, "
             f"num_workers={self.num_workers}, autoreset_mode={self.metadata['autoreset_mode']})"
         )
+
+
+def _flat_results(obs, rewards, terminated, truncated):
+    """A step's result buffers as one flat name -> array mapping (observation fields first)."""
+    flat = {f"obs:{k}": v for k, v in obs.items()} if isinstance(obs, dict) else {"obs": obs}
+    return dict(flat, rewards=rewards, terminated=terminated, truncated=truncated)
+
+
+def _slice_results(arrays, first, n):
+    """Episodes ``first .. first + n - 1`` of flat result arrays, the observation regrouped."""
+    end = first + n
+    part = {k: v[first:end] for k, v in arrays.items() if k != "_segment"}
+    fields = {k[4:]: part.pop(k) for k in list(part) if k.startswith("obs:")}
+    part["obs"] = fields if fields else part.pop("obs")
+    return part
 
 
 def _put(buffer, obs, first, n):
