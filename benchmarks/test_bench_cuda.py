@@ -30,6 +30,7 @@ import report
 from harness import gymnax_round, pgx_round, timed
 
 import vecenv
+from vecenv.cuda import gpu_available
 
 T = 32  # steps (or plies) a round
 EXPONENTS = (12, 14, 16, 18, 20, 22)
@@ -39,18 +40,9 @@ ROUNDS = 5
 ACTION_ROWS = 4  # distinct device action rows cycled through a round (memory at N = 2^22)
 
 
-def _gpu():
-    if numba.config.ENABLE_CUDASIM:
-        return False
-    try:
-        from numba import cuda
-
-        return cuda.is_available()
-    except Exception:
-        return False
-
-
-pytestmark = pytest.mark.skipif(not _gpu(), reason="no CUDA GPU here (GPU figures unmeasured)")
+pytestmark = pytest.mark.skipif(
+    not gpu_available(), reason="no CUDA GPU here (GPU figures unmeasured)"
+)
 CPU_THREADS = numba.config.NUMBA_NUM_THREADS
 SECTION = "GPU (CUDA): vecenv's CudaEngine vs the JAX engines on the same GPU and its CPU engine"
 

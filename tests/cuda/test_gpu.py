@@ -4,7 +4,6 @@ interface and DLPack both ways) and pickling on the device."""
 
 import time
 
-import numba
 import numpy as np
 import pytest
 
@@ -15,21 +14,11 @@ from . import require_numba_cuda
 
 require_numba_cuda()
 
+from vecenv.cuda import gpu_available  # noqa: E402
+
 from . import sidebyside  # noqa: E402
 
-
-def _gpu():
-    if numba.config.ENABLE_CUDASIM:
-        return False
-    try:
-        from numba import cuda
-
-        return cuda.is_available()
-    except Exception:
-        return False
-
-
-pytestmark = pytest.mark.skipif(not _gpu(), reason="no CUDA GPU here")
+pytestmark = pytest.mark.skipif(not gpu_available(), reason="no CUDA GPU here")
 
 GAMES = vecenv.list_envs()
 

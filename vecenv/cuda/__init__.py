@@ -6,3 +6,18 @@
 game is checked for CUDA without a GPU. Needs the ``cuda`` extra (``pip install vecenv[cuda]``);
 ``import vecenv`` never imports numba.cuda.
 """
+
+
+def gpu_available():
+    """Whether a real CUDA GPU is here (False under numba's CUDA simulator, or without
+    numba-cuda or a driver): what the GPU-only tests and benchmarks ask before they run."""
+    import numba
+
+    if numba.config.ENABLE_CUDASIM:
+        return False
+    try:
+        from numba import cuda
+
+        return cuda.is_available()
+    except Exception:  # no numba-cuda, no driver, a broken install: no GPU to use
+        return False
