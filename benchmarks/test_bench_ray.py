@@ -50,22 +50,15 @@ ROUNDS = 5
 
 for _game in GAMES:
     for _n in SIZES:
-        report.compare(
-            "Ray",
-            f"{_game} N={_n}: vecenv.ray 2 workers vs local engine 2 threads",
-            ("ray", _game, _n, "ray-W2"),
-            ("ray", _game, _n, "local-T2"),
-            target=0.7 if _n == 65536 else None,
-            target_text=">= 0.7x" if _n == 65536 else "",
-        )
-        report.compare(
-            "Ray",
-            f"{_game} N={_n}: vecenv.ray compiled 2 workers vs local engine 2 threads",
-            ("ray", _game, _n, "ray-compiled-W2"),
-            ("ray", _game, _n, "local-T2"),
-            target=0.7 if _n == 65536 else None,
-            target_text=">= 0.7x" if _n == 65536 else "",
-        )
+        for _side, _label in (("ray-W2", ""), ("ray-compiled-W2", "compiled ")):
+            report.compare(
+                "Ray",
+                f"{_game} N={_n}: vecenv.ray {_label}2 workers vs local engine 2 threads",
+                ("ray", _game, _n, _side),
+                ("ray", _game, _n, "local-T2"),
+                target=0.7 if _n == 65536 else None,
+                target_text=">= 0.7x" if _n == 65536 else "",
+            )
 
 
 report.compare(
