@@ -53,6 +53,14 @@ def _read_only_views(fields, arrays):
     return views
 
 
+def check_action_dtype(game, discrete, dtype):
+    """Raise ValueError unless actions of ``dtype`` can be taken without a silent cast: integers
+    for a discrete game, integers or floats for a continuous one."""
+    if dtype.kind not in "iu" and (discrete or dtype.kind != "f"):
+        want = "integers" if discrete else "numbers"
+        raise ValueError(f"{game} actions must be {want}, got dtype {dtype}")
+
+
 def fresh_seed():
     """A seed from the operating system's entropy, for engines made without one."""
     return int(np.random.SeedSequence().entropy) % SEED_LIMIT
@@ -297,14 +305,11 @@ class Engine:
         a = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
         if a.shape in self._act_shapes and self._canonical(a):
             return a.reshape(self._flat_shape)  # a view: the common case costs no copy
-        kind = a.dtype.kind
-        if kind not in "iu" and (self.action.discrete or kind != "f"):
-            want = "integers" if self.action.discrete else "numbers"
-            raise ValueError(f"{self.name} actions must be {want}, got dtype {a.dtype}")
+        check_action_dtype(self.name, self.action.discrete, a.dtype)
         if a.shape not in self._act_shapes:
             shapes = " or ".join(str(s) for s in self._act_shapes if s is not None)
             raise ValueError(f"{self.name} actions must have shape {shapes}, got {a.shape}")
-        if kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
+        if a.dtype.kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
             raise ValueError(f"action too large: {a.max()}")
         # A copy where needed, so that numba only ever sees one array type (no recompiles).
         flat = np.require(a, dtype=self._act_dtype, requirements="CAW")

@@ -45,7 +45,7 @@ import pufferlib
 import pufferlib.emulation
 
 from vecenv import registry
-from vecenv.engine import PARALLEL_MIN_ENVS, Engine
+from vecenv.engine import PARALLEL_MIN_ENVS, Engine, check_action_dtype
 from vecenv.gym import spaces
 from vecenv.kernels.turns import ACTIVE
 
@@ -256,9 +256,7 @@ class PufferEnv(pufferlib.PufferEnv):
         a = np.asarray(actions)
         name = self.engine.name
         discrete = self.engine.action.discrete
-        if a.dtype.kind not in "iu" and (discrete or a.dtype.kind != "f"):
-            want = "integers" if discrete else "numbers"
-            raise ValueError(f"{name} actions must be {want}, got dtype {a.dtype}")
+        check_action_dtype(name, discrete, a.dtype)
         if a.shape != self._act_shape:
             raise ValueError(
                 f"{name} actions must have shape {self._act_shape} (one per agent row), "

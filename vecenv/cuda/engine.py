@@ -20,7 +20,7 @@ import numpy as np
 from numba import cuda
 
 from vecenv import registry
-from vecenv.engine import AUTORESET_MODES, Engine, _check_seed, fresh_seed
+from vecenv.engine import AUTORESET_MODES, Engine, _check_seed, check_action_dtype, fresh_seed
 from vecenv.kernels import rng
 from vecenv.kernels.agents import AGENT_RNG
 from vecenv.kernels.build import _agents_module
@@ -231,15 +231,12 @@ class CudaEngine:
     def _actions(self, actions):
         """``actions`` as the (N, agents * width) device array of the kernels' one type."""
         a, on_device = _given(actions)
-        kind = a.dtype.kind
-        if kind not in "iu" and (self.action.discrete or kind != "f"):
-            want = "integers" if self.action.discrete else "numbers"
-            raise ValueError(f"{self.name} actions must be {want}, got dtype {a.dtype}")
+        check_action_dtype(self.name, self.action.discrete, a.dtype)
         if a.shape not in self._act_shapes:
             shapes = " or ".join(str(s) for s in self._act_shapes if s is not None)
             raise ValueError(f"{self.name} actions must have shape {shapes}, got {a.shape}")
         if not on_device:
-            if kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
+            if a.dtype.kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
                 raise ValueError(f"action too large: {a.max()}")
             flat = np.require(a, dtype=self._act_dtype, requirements="CA")
             self._flat.copy_to_device(flat.reshape(self._flat_shape))
