@@ -1,14 +1,16 @@
 """vecenv on Ray: the distributed VectorEnv against the local engine, and where a step's time goes
 
 **Overhead.** Env-steps per second of ``vecenv.ray.VectorEnv(game, N, num_workers=2)`` (two Ray
-actors on this machine, one engine thread each, ``copy=False``) against the local
-``GameVectorEnv(game, N, num_threads=2, copy=False)``, CartPole and ConnectX (against its built-in
-random opponent), N = 4096 and 65536, the same random actions on both sides, drawn once; and the
-same with ``transport="compiled"`` (impl "ray-compiled-W2": one Ray compiled graph of the workers'
-steps, results in shared memory on the driver's node). Target: the Ray env at least 0.7x the local
+actors on this machine, one engine thread each, ``copy=False``; its default transport, impl
+"ray-W2": the steps through shared memory, a byte on a socket waking each worker) against the
+local ``GameVectorEnv(game, N, num_threads=2, copy=False)``, CartPole and ConnectX (against its
+built-in random opponent), N = 4096 and 65536, the same random actions on both sides, drawn once;
+and the same with ``transport="ray"`` (impl "ray-calls-W2": every step a Ray call to each worker,
+the arrays in the messages, as between machines). Target: the Ray env at least 0.7x the local
 engine at N = 65536.
 
-**Scaling model** (``test_ray_cost_split``, CartPole, N = 65536, 2 workers): a step's time split
+**Scaling model** (``test_ray_cost_split``, CartPole, N = 65536, 2 workers, ``transport="ray"``:
+what a step costs when the workers are other machines): a step's time split
 into compute (a worker's engine step over its slice, timed alone), serialisation (pickling and
 unpickling a worker's actions, sent as the smallest integers that hold them, and results, as Ray
 does) and transport (the rest of the measured
@@ -26,7 +28,7 @@ random actions, ``sample(num_timesteps=20000)`` each, in parallel) against
 ``vecenv.ray.VectorEnv("CartPole-v1", 4096, num_workers=2)`` stepped with random actions, on the
 same one-node Ray. Target: at least 10x.
 
-Keys: ("ray", game, N, impl) with impl "local-T2", "ray-W2" and "ray-compiled-W2"; ("ray", "rllib",
+Keys: ("ray", game, N, impl) with impl "local-T2", "ray-W2" and "ray-calls-W2"; ("ray", "rllib",
 impl) with impl "rllib-W2" and "vecenv-W2".
 """
 
@@ -50,7 +52,7 @@ ROUNDS = 5
 
 for _game in GAMES:
     for _n in SIZES:
-        for _side, _label in (("ray-W2", ""), ("ray-compiled-W2", "compiled ")):
+        for _side, _label in (("ray-W2", ""), ("ray-calls-W2", "transport='ray', ")):
             report.compare(
                 "Ray",
                 f"{_game} N={_n}: vecenv.ray {_label}2 workers vs local engine 2 threads",
@@ -99,14 +101,14 @@ def _round(env, moves):
 
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("game", GAMES)
-@pytest.mark.parametrize("impl", ["local-T2", "ray-W2", "ray-compiled-W2"])
+@pytest.mark.parametrize("impl", ["local-T2", "ray-W2", "ray-calls-W2"])
 def test_ray_overhead(benchmark, local_ray, impl, game, n):
     smoke = benchmark.disabled
     n = 64 if smoke else n
     if impl == "local-T2":
         env = GameVectorEnv(game, num_envs=n, seed=0, num_threads=2, copy=False)
     else:
-        transport = "compiled" if impl == "ray-compiled-W2" else "ray"
+        transport = "ray" if impl == "ray-calls-W2" else "shared"
         env = vray.VectorEnv(
             game, num_envs=n, num_workers=2, seed=0, copy=False, transport=transport
         )
@@ -133,7 +135,9 @@ def test_ray_cost_split(benchmark, local_ray):
     n, workers = (64, 2) if smoke else (65536, 2)
     repeats = 1 if smoke else 20
     part = n // workers
-    remote = vray.VectorEnv("cartpole", num_envs=n, num_workers=workers, seed=0, copy=False)
+    remote = vray.VectorEnv(
+        "cartpole", num_envs=n, num_workers=workers, seed=0, copy=False, transport="ray"
+    )
     alone = GameVectorEnv("cartpole", num_envs=part, seed=0, num_threads=1, copy=False)
     try:
         remote.reset(seed=0)

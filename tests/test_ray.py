@@ -40,6 +40,8 @@ def same_step(out, ref):
 
 def actions(env, rng):
     space = env.single_action_space
+    if isinstance(space, gymnasium.spaces.Box):  # float64: each side casts to the kernels' type
+        return rng.uniform(space.low, space.high, size=(env.num_envs,) + space.shape)
     return rng.integers(space.start, space.start + space.n, size=env.num_envs)
 
 
@@ -50,9 +52,10 @@ def actions(env, rng):
         ("cartpole", 2, AutoresetMode.SAME_STEP, "ray"),
         ("catch", 1, AutoresetMode.DISABLED, "ray"),
         ("connectx", 2, AutoresetMode.SAME_STEP, "ray"),  # against its opponent: Dict obs
-        ("cartpole", 3, AutoresetMode.NEXT_STEP, "compiled"),
-        ("catch", 2, AutoresetMode.DISABLED, "compiled"),
-        ("connectx", 2, AutoresetMode.SAME_STEP, "compiled"),
+        ("cartpole", 3, AutoresetMode.NEXT_STEP, "shared"),
+        ("catch", 2, AutoresetMode.DISABLED, "shared"),
+        ("connectx", 2, AutoresetMode.SAME_STEP, "shared"),
+        ("pendulum", 2, AutoresetMode.NEXT_STEP, "shared"),  # continuous actions
     ],
 )
 def test_same_trajectories_as_the_local_engine(game, workers, mode, transport):
@@ -95,8 +98,8 @@ def test_workers_spread_over_the_nodes_and_overlap_steps(transport):
     local = GameVectorEnv("cartpole", num_envs=64, seed=1)
     try:
         nodes = {node for node, _ in (vray.ray.get(w.where.remote()) for w in env.workers)}
-        # Compiled graphs stay on the driver's node; plain calls spread over the nodes.
-        assert len(nodes) == (1 if transport == "compiled" else 2)
+        assert len(nodes) == 2  # both nodes are this machine: both workers share its memory
+        assert all(env._links) == (transport == "shared")
         env.reset(seed=1)
         local.reset(seed=1)
         rng = np.random.default_rng(1)
@@ -155,7 +158,8 @@ def _kill(env, w):
     [
         (AutoresetMode.NEXT_STEP, "ray"),
         (AutoresetMode.SAME_STEP, "ray"),
-        (AutoresetMode.SAME_STEP, "compiled"),  # the recovery is the same in every mode
+        (AutoresetMode.NEXT_STEP, "shared"),
+        (AutoresetMode.SAME_STEP, "shared"),
     ],
 )
 def test_a_killed_worker_comes_back_with_its_episodes_truncated(mode, transport):
@@ -200,7 +204,7 @@ def test_a_killed_worker_comes_back_with_its_episodes_truncated(mode, transport)
         env.close()
 
 
-@pytest.mark.parametrize("transport", ["ray"])
+@pytest.mark.parametrize("transport", vray.TRANSPORTS)
 def test_a_killed_worker_in_disabled_mode_stays_frozen_until_reset(transport):
     n = 6
     mode = AutoresetMode.DISABLED
@@ -229,7 +233,7 @@ def test_a_killed_worker_in_disabled_mode_stays_frozen_until_reset(transport):
 
 @pytest.mark.parametrize(
     "dumps,transport",
-    [(pickle.dumps, "ray"), (cloudpickle.dumps, "ray"), (pickle.dumps, "compiled")],
+    [(pickle.dumps, "ray"), (cloudpickle.dumps, "shared"), (pickle.dumps, "shared")],
 )
 def test_the_distributed_env_pickles_mid_episode(dumps, transport):
     loads = pickle.loads
@@ -250,17 +254,20 @@ def test_the_distributed_env_pickles_mid_episode(dumps, transport):
         env.close()
 
 
-def test_compiled_transport_without_shared_memory_sends_the_arrays():
-    """A worker on another machine maps no shared memory (here: a segment it cannot find) and
-    its results travel in the message, bit-identical."""
+def test_a_worker_on_another_machine_takes_its_steps_by_ray_calls():
+    """A worker that finds no shared memory of the driver's (here: a segment it cannot find, as
+    on another machine) is not linked; its arrays travel in Ray's messages, bit-identical, beside
+    a linked worker's."""
     n = 6
-    env = vray.VectorEnv("connectx", num_envs=n, num_workers=2, seed=7, transport="compiled")
+    env = vray.VectorEnv("connectx", num_envs=n, num_workers=2, seed=7)
     local = GameVectorEnv("connectx", num_envs=n, seed=7)
     try:
-        name, token, size, fields = env._layout
+        name, token, size, fields = env._shared.layout
         elsewhere = (name + "-elsewhere", token, size, fields)
-        assert vray.ray.get(env.workers[1].attach.remote(elsewhere)) is False
-        assert vray.ray.get(env.workers[0].attach.remote(env._layout)) is True
+        _, address, _, timeout = env._link_args(1)
+        assert vray.ray.get(env.workers[1].link.remote(elsewhere, address, 1, timeout)) is False
+        env._drop_link(1)
+        assert env._links[0] is not None and env._links[1] is None
         assert same(env.reset(seed=7)[0], local.reset(seed=7)[0])
         rng = np.random.default_rng(7)
         for _ in range(15):

@@ -7,13 +7,16 @@ once. Episode i draws from the stream of ``(seed, i)`` wherever it runs (each wo
 plays its slice as episodes ``first .. first + n - 1`` of the whole batch), so trajectories are
 bit-identical to the local ``GameVectorEnv`` of the same seed for any number of workers.
 
-A worker that dies is restarted by Ray (``max_restarts``); its episodes start again from their
-seeds and are reported truncated (see ``VectorEnv``). Every wait is bounded by ``timeout``, so a
-caller never hangs on a lost node. Ray is an optional dependency: ``pip install "vecenv[ray]"``.
+Workers on the driver's machine take their steps through shared memory (``vecenv.sharedsteps``:
+the actions and results in shared arrays, a byte on a socket to wake each worker); workers on
+other machines through Ray calls, their arrays in the messages. A worker that dies is restarted by
+Ray (``max_restarts``); its episodes start again from their seeds and are reported truncated (see
+``VectorEnv``). Every wait is bounded by ``timeout``, so a caller never hangs on a lost node. Ray
+is an optional dependency: ``pip install "vecenv[ray]"``.
 """
 
-import contextlib
 import pickle
+import threading
 import time
 
 import gymnasium
@@ -23,22 +26,17 @@ from gymnasium.vector.utils import batch_space, create_empty_array
 
 from vecenv.engine import autoreset_mode as autoreset_mode_of
 from vecenv.engine import fresh_seed, is_integer
+from vecenv.gym.spaces import copy_obs
 
-from . import sharedarrays
+from . import sharedarrays, sharedsteps
 from .cluster import connect, ray, require_ray  # noqa: F401  (re-exported)
 
 if ray is not None:
-    from ray.exceptions import (
-        ActorUnavailableError,
-        GetTimeoutError,
-        RayActorError,
-        RayChannelError,
-        RayChannelTimeoutError,
-    )
+    from ray.exceptions import ActorUnavailableError, GetTimeoutError, RayActorError
 
 DEFAULT_TIMEOUT = 120.0  # seconds a worker may take to answer one call (a restart included)
-TRANSPORTS = ("ray", "compiled")
-SHARED = "shared"  # in an answer: this array was written in the driver's shared memory
+TRANSPORTS = ("shared", "ray")
+SHARED = "shared"  # in an answer: the arrays are in the driver's shared memory already
 _GYM_MODES = {
     "next_step": AutoresetMode.NEXT_STEP,
     "same_step": AutoresetMode.SAME_STEP,
@@ -74,9 +72,12 @@ class Worker:
         self.mode = autoreset_mode_of(self.env.metadata["autoreset_mode"])
         self.skip = False  # next-step mode after a restart: the next step is the reset step
         self.frozen = False  # disabled mode after a restart: frozen until reset
+        self.restart_obs = None  # the observations the episodes started again from
         self.first, self.n = first, self.env.num_envs
-        self.shared = None  # this slice of the driver's shared arrays (compiled transport)
-        self.count, self.last = 0, None  # the last compiled step taken, and its answer
+        self.shared = None  # this slice of the driver's shared arrays, where linked
+        self.direct = False  # the engine writes its observations straight into them
+        self.lock = threading.Lock()  # the linked steps' thread and Ray's calls take turns
+        self.conn = None
         # A new process after a crash: its episodes are lost until the driver recovers them.
         self.lost = ray.get_runtime_context().was_current_actor_reconstructed
 
@@ -87,14 +88,17 @@ class Worker:
 
     def describe(self):
         env = self.env
-        return env.single_observation_space, env.single_action_space, env.metadata
+        # The type the engine's kernels take: actions of that type pass without a copy.
+        act_dtype = getattr(env.engine, "_act_dtype", np.dtype(np.int64))
+        return env.single_observation_space, env.single_action_space, env.metadata, act_dtype
 
     def reset(self, seed, mask, options):
-        self.skip = self.frozen = False
-        if mask is not None:
-            options = dict(options or {}, reset_mask=mask)
-        obs, infos = self.env.reset(seed=seed, options=options)
-        return obs, infos
+        with self.lock:
+            self.skip = self.frozen = False
+            if mask is not None:
+                options = dict(options or {}, reset_mask=mask)
+            obs, infos = self.env.reset(seed=seed, options=options)
+            return self._publish_obs(obs), infos
 
     def step(self, actions):
         if self.skip or self.frozen:
@@ -103,71 +107,117 @@ class Worker:
             n = self.env.num_envs
             trunc = np.full(n, self.frozen)
             self.skip = False
-            obs = None if self.frozen else self.env._obs  # frozen: the caller keeps the last
+            obs = None if self.frozen else self.restart_obs  # frozen: the caller keeps the last
             return obs, np.zeros(n), np.zeros(n, dtype=np.bool_), trunc, {}
         return self.env.step(actions)
 
-    def recover(self, seed, layout=None):
+    def ray_step(self, actions):
+        """A step asked by a Ray call (the worker is not linked), its arrays in the answer."""
+        with self.lock:
+            return self.step(actions)
+
+    def recover(self, seed, link=None):
         """After a restart: the episodes start again from ``seed`` (an int, or this slice's
-        per-episode seeds), as at the first reset."""
-        self.env.reset(seed=seed)
-        self.skip = self.mode == "next_step"
-        self.frozen = self.mode == "disabled"
-        self.lost = False
-        if layout is not None:
-            self.attach(layout)
-        return self.env._obs
+        per-episode seeds), as at the first reset. Returns their observations and whether the
+        worker is linked (``link``: ``link``'s arguments but the last)."""
+        with self.lock:
+            self.env.reset(seed=seed)
+            self.restart_obs = copy_obs(self.env._obs)
+            self.skip = self.mode == "next_step"
+            self.frozen = self.mode == "disabled"
+            self.lost = False
+        # The driver keeps the lost episodes' last observations in the shared arrays.
+        linked = link is not None and self.link(*link, fill=False)
+        return self.restart_obs, linked
 
-    # -- the compiled transport ---------------------------------------------------------------
+    # -- linked: steps through the driver's shared memory -------------------------------------
 
-    def attach(self, layout):
-        """Map the driver's shared arrays where they are on this machine; True if mapped."""
+    def link(self, layout, address, index, timeout, fill=True):
+        """Map the driver's shared arrays and connect to its socket where both are on this
+        machine, and from then on take the steps the driver sends there; True if linked.
+        ``fill`` copies the current observations into the shared arrays."""
+        self.unlink()
         arrays = sharedarrays.attach(layout)
         if arrays is None:
-            self.shared = None
             return False
-        self.shared = _slice_results(arrays, self.first, self.n)
-        self.shared["_segment"] = arrays["_segment"]  # the mapping lives as long as the views
+        try:
+            conn = sharedsteps.connect(address, index, timeout)
+        except OSError:
+            return False
+        with self.lock:
+            self.shared = _slice_results(arrays, self.first, self.n)
+            self._write_obs_in_place(fill)
+            self.conn = conn
+        sharedsteps.start(conn, self._linked_step, self.lock)
         return True
 
-    def compiled_step(self, message):
-        """The compiled graph's step: ``message`` is (count, actions). A step already taken
-        (asked again after the graph broke) answers as before."""
-        count, actions = message
-        if count != self.count:
-            self.last = self._shared_answer(self.step(actions))
-            self.count = count
-        return self.last
+    def unlink(self):
+        if self.conn is not None:
+            self.conn.close()  # its thread ends
+        with self.lock:
+            if self.direct:  # the engine's own arrays again, with the same observations
+                engine = self.env.engine
+                engine.observe_into(tuple(v.copy() for v in engine._obs))
+                self.env._bind()
+            self.conn = self.shared = None
+            self.direct = False
 
-    def settle(self, count, actions):
-        """After the compiled graph broke: take step ``count`` unless taken; None if this
-        process is new (its episodes were lost)."""
-        return None if self.lost else self.compiled_step((count, actions))
+    def _write_obs_in_place(self, fill):
+        """Have the engine write its observations straight into the shared arrays (where it can:
+        a two-agent game's OpponentEngine copies them instead)."""
+        engine = self.env.engine
+        if not hasattr(engine, "observe_into"):
+            if fill:
+                _put(self.shared["obs"], self.env._obs, 0, self.n)
+            return
+        obs = self.shared["obs"]
+        views = tuple(
+            (obs[f.name] if isinstance(obs, dict) else obs).reshape(mine.shape)
+            for f, mine in zip(engine.observation, engine._obs, strict=True)
+        )
+        if fill:
+            for view, mine in zip(views, engine._obs, strict=True):
+                view[...] = mine
+        engine.observe_into(views)
+        self.env._bind()
+        self.direct = True
 
-    def _shared_answer(self, answer):
-        if self.shared is None:
-            return answer
-        obs, rewards, terminated, truncated, infos = answer
+    def _linked_step(self):
+        """A step the driver sent through the link: the actions and results are in the shared
+        arrays; the answer is None, or (observations withheld, infos) where there is more."""
+        obs, rewards, terminated, truncated, infos = self.step(self.shared["actions"])
         shared = self.shared
         if obs is not None:  # None: frozen, the driver keeps the last observation
-            _put(shared["obs"], obs, 0, self.n)
-            obs = SHARED
+            self._publish_obs(obs)
         shared["rewards"][:] = rewards
         shared["terminated"][:] = terminated
         shared["truncated"][:] = truncated
-        return obs, SHARED, SHARED, SHARED, infos
+        return (obs is None, infos) if obs is None or infos else None
+
+    def _publish_obs(self, obs):
+        """Observations for the driver: SHARED once they are in its shared arrays (where
+        linked), else themselves."""
+        if self.shared is None:
+            return obs
+        if not (self.direct and obs is self.env._obs):
+            _put(self.shared["obs"], obs, 0, self.n)
+        return SHARED
 
     def get_env(self):
-        return pickle.dumps(self.env)
+        with self.lock:
+            return pickle.dumps(self.env)
 
     def get_state(self):
-        return self.env.get_state()
+        with self.lock:
+            return self.env.get_state()
 
     def set_state(self, state):
-        self.env.set_state(state)
+        with self.lock:
+            self.env.set_state(state)
 
     def render(self):
-        return self.env.render()
+        with self.lock:
+            return self.env.render()
 
     def where(self):
         """(node id, process id): where this slice runs."""
@@ -193,6 +243,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         timeout: seconds a worker may take to answer a call before ``TimeoutError``.
         address: the cluster to connect to when this process is not connected yet (see
             ``connect``).
+        transport: "shared" (the default): workers on this machine take their steps through
+            shared memory (``vecenv.sharedsteps``), the others by Ray calls; "ray": every worker
+            by Ray calls, the arrays in the messages.
 
     Steps can overlap other work: ``step_async(actions)`` sends the actions and returns,
     ``step_wait()`` gathers the results (EnvPool's ``send``/``recv`` are the same calls).
@@ -220,7 +273,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         worker_options=None,
         timeout=DEFAULT_TIMEOUT,
         address=None,
-        transport="ray",
+        transport="shared",
         **configuration,
     ):
         if not is_integer(num_envs) or num_envs < 1:
@@ -239,13 +292,6 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.copy = bool(copy)
         self.timeout = float(timeout)
         self._options = {"num_cpus": 1, "max_restarts": 3, "scheduling_strategy": "SPREAD"}
-        if transport == "compiled":
-            # Ray's compiled graphs across nodes can take a node's raylet down when a worker
-            # dies, so the compiled transport keeps its workers on the driver's node.
-            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-            here = ray.get_runtime_context().get_node_id()
-            self._options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(here, soft=False)
         self._options.update(worker_options or {})
         make = dict(
             game=game,
@@ -269,7 +315,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         return cls.remote(make, first, seed)
 
     def _setup(self, render_mode):
-        obs_space, act_space, metadata = self._get(self._workers[0].describe.remote(), 0)
+        described = self._get(self._workers[0].describe.remote(), 0)
+        obs_space, act_space, metadata, act_dtype = described
         self.single_observation_space = obs_space
         self.single_action_space = act_space
         self.observation_space = batch_space(obs_space, self.num_envs)
@@ -282,33 +329,45 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._rewards = np.zeros(n, dtype=np.float64)
         self._terminated = np.zeros(n, dtype=np.bool_)
         self._truncated = np.zeros(n, dtype=np.bool_)
+        self._act_dtype = act_dtype
         self._pending = None
         self._seeds = self.seed  # what a restarted worker starts again from
         self._start_transport()
 
     def _start_transport(self):
-        """The compiled transport's shared result arrays (mapped by the workers on this
-        machine); its graph is compiled at the first step."""
-        self._dag = self._shared = self._layout = None
-        self._count = 0  # compiled steps sent
-        if self.transport != "compiled":
+        """The shared transport: the actions and results in shared memory (their current values
+        carried over), and each worker on this machine linked to it."""
+        self._shared = self._listener = self._actions = None
+        self._links = [None] * self.num_workers
+        if self.transport != "shared":
             return
-        here = ray.get_runtime_context().get_node_id()
-        for w, worker in enumerate(self._workers):
-            if self._get(worker.where.remote(), w)[0] != here:
-                raise ValueError(
-                    "transport='compiled' needs every worker on the driver's node "
-                    f"(worker {w} is not); use transport='ray' across machines"
-                )
-        results = _flat_results(self._obs, self._rewards, self._terminated, self._truncated)
-        self._shared = sharedarrays.SharedArrays(results)
-        self._layout = self._shared.layout
-        refs = self._call("attach", [self._layout] * self.num_workers)
-        for w, ref in enumerate(refs):
-            self._get(ref, w)
-        self._shared_parts = [
-            _slice_results(self._shared.arrays, first, n) for first, n in self._slices
-        ]
+        arrays = _flat_results(self._obs, self._rewards, self._terminated, self._truncated)
+        shape = (self.num_envs,) + (self.single_action_space.shape or ())
+        arrays["actions"] = np.zeros(shape, dtype=self._act_dtype)
+        self._shared = sharedarrays.SharedArrays(arrays)
+        for key, value in arrays.items():
+            self._shared.arrays[key][...] = value
+        whole = _slice_results(self._shared.arrays, 0, self.num_envs)
+        self._obs, self._actions = whole["obs"], whole["actions"]
+        self._rewards, self._terminated = whole["rewards"], whole["terminated"]
+        self._truncated = whole["truncated"]
+        self._listener = sharedsteps.Listener(backlog=self.num_workers + 8)
+        refs = [worker.link.remote(*self._link_args(w)) for w, worker in enumerate(self._workers)]
+        for _ in range(sum(self._get(ref, w) for w, ref in enumerate(refs))):
+            self._accept()
+
+    def _link_args(self, w):
+        return self._shared.layout, self._listener.address, w, self.timeout
+
+    def _accept(self):
+        w, link = self._listener.accept(self.timeout)
+        self._drop_link(w)
+        self._links[w] = link
+
+    def _drop_link(self, w):
+        link, self._links[w] = self._links[w], None
+        if link is not None:
+            link.close()
 
     # -- calls to the workers --------------------------------------------------------------
 
@@ -322,8 +381,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
     def _call(self, method, *per_worker):
         """Call ``method`` on every worker (argument k of worker w: ``per_worker[k][w]``)."""
-        if self.transport == "compiled":
-            self._finish_pending()
+        self._finish_pending()
         return [
             getattr(worker, method).remote(*(args[w] for args in per_worker))
             for w, worker in enumerate(self._workers)
@@ -348,12 +406,18 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         return [seeds[first : first + n] for first, n in self._slices]
 
     def _recover(self, w):
-        """Worker ``w`` came back from a restart: its episodes start again from their seeds."""
+        """Worker ``w`` came back from a restart: its episodes start again from their seeds.
+        Returns their observations."""
+        self._drop_link(w)
         seed = self._worker_seeds(self._seeds)[w]
+        link = self._link_args(w) if self._listener is not None else None
         deadline = time.monotonic() + self.timeout
         while True:
             try:
-                return self._get(self._workers[w].recover.remote(seed, self._layout), w)
+                obs, linked = self._get(self._workers[w].recover.remote(seed, link), w)
+                if linked:
+                    self._accept()
+                return obs
             except ActorUnavailableError:
                 # Still restarting: Ray refuses calls until the new process is up.
                 if time.monotonic() > deadline:
@@ -405,7 +469,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 obs, part = self._recover(w), {}
             else:
                 obs, part = answer
-            _put(self._obs, obs, first, n)
+            if not isinstance(obs, str):  # else SHARED: in the shared arrays already
+                _put(self._obs, obs, first, n)
             self._rewards[first : first + n] = 0.0
             self._terminated[first : first + n] = False
             self._truncated[first : first + n] = False
@@ -436,15 +501,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             if a.dtype.kind not in "iu":
                 raise ValueError(f"actions must be integers, got dtype {a.dtype}")
             low, high = int(space.start), int(space.start + space.n - 1)
-            bad = np.flatnonzero((a < low) | (a > high))
-            if bad.size:
-                i = int(bad[0])
+            if a.size and (a.min() < low or a.max() > high):  # two passes, none in the common case
+                i = int(np.flatnonzero((a < low) | (a > high))[0])
                 raise ValueError(f"action of env {i} is out of range [{low}, {high}]: {a[i]}")
-            # The smallest integers that hold every move: a quarter or an eighth of the bytes
-            # to send, and Ray passes small arguments inline rather than through its store.
-            small = np.promote_types(np.min_scalar_type(low), np.min_scalar_type(high))
-            if small.itemsize < a.dtype.itemsize:
-                a = a.astype(small)
         else:
             if a.dtype.kind not in "iuf":
                 raise ValueError(f"actions must be numbers, got dtype {a.dtype}")
@@ -454,90 +513,85 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 raise ValueError(f"action of env {i} is not finite: {a[i].tolist()}")
         return a
 
+    def _to_send(self, a):
+        """Actions for Ray calls: for a discrete game, the smallest integers that hold every
+        move (a quarter or an eighth of the bytes; Ray passes small arguments inline)."""
+        space = self.single_action_space
+        if isinstance(space, gymnasium.spaces.Discrete):
+            low, high = int(space.start), int(space.start + space.n - 1)
+            small = np.promote_types(np.min_scalar_type(low), np.min_scalar_type(high))
+            if small.itemsize < a.dtype.itemsize:
+                return a.astype(small)
+        return a
+
     def step_async(self, actions):
         """Send the actions (checked here, before any worker moves) and return at once."""
         if self._pending is not None:
             raise RuntimeError("step_async called twice without step_wait")
         a = self._check_actions(actions)
-        parts = [a[first : first + n] for first, n in self._slices]
-        if self.transport == "compiled":
-            self._count += 1
-            messages = [(self._count, part) for part in parts]
-            self._pending = ("sent", self._count, parts, self._graph().execute(*messages))
-        else:
-            self._pending = self._call("step", parts)
-
-    # -- the compiled transport: one graph of the workers' steps, results in shared memory --
-
-    def _graph(self):
-        if self._dag is None:
-            from ray.dag import InputNode, MultiOutputNode
-
-            with InputNode() as inp:
-                steps = [wk.compiled_step.bind(inp[w]) for w, wk in enumerate(self._workers)]
-                dag = MultiOutputNode(steps)
-            self._dag = dag.experimental_compile(_submit_timeout=self.timeout)
-        return self._dag
-
-    def _drop_graph(self):
-        dag, self._dag = self._dag, None
-        if dag is not None:
-            # A graph broken by a dead worker may fail to end cleanly.
-            with contextlib.suppress(Exception):
-                dag.teardown()
+        if any(self._links):
+            np.copyto(self._actions, a, casting="unsafe")  # checked: every value fits
+        if not all(self._links):
+            a = self._to_send(a)
+        sent = []
+        for w, worker in enumerate(self._workers):
+            link = self._links[w]
+            if link is None:
+                first, n = self._slices[w]
+                sent.append(worker.ray_step.remote(a[first : first + n]))
+                continue
+            try:
+                link.send()
+                sent.append(link)
+            except sharedsteps.WorkerLost:
+                sent.append(None)
+        self._pending = ("sent", sent)
 
     def _finish_pending(self):
-        """Gather a compiled step in flight (kept for ``step_wait``) before other calls, which
-        run beside the graph's loop in the workers."""
+        """Gather a step in flight (kept for ``step_wait``) before other calls, which would
+        otherwise run beside it in the linked workers."""
         if self._pending is not None and self._pending[0] == "sent":
-            (_, count, parts, refs), self._pending = self._pending, None
-            self._pending = ("done", self._gather_compiled(count, parts, refs))
+            (_, sent), self._pending = self._pending, None
+            self._pending = ("done", self._gather_step(sent))
 
-    def _gather_compiled(self, count, parts, refs):
-        answers = []
-        try:
-            for ref in refs:
-                answers.append(ray.get(ref, timeout=self.timeout))
-        except (RayChannelTimeoutError, GetTimeoutError):
-            self._drop_graph()
-            raise TimeoutError(
-                f"a Ray worker of {self.num_workers} did not answer within {self.timeout} s"
-            ) from None
-        except (RayChannelError, RayActorError, ActorUnavailableError):
-            # A worker died and took the graph down: the others finish this step (once) by a
-            # plain call, and the graph is compiled again at the next step.
-            self._drop_graph()
-            answers = [self._settle(w, count, part) for w, part in enumerate(parts)]
-        return [self._resolve(a, w) for w, a in enumerate(answers)]
-
-    def _settle(self, w, count, actions):
-        try:
-            return self._get(self._workers[w].settle.remote(count, actions), w)
-        except (RayActorError, ActorUnavailableError):
-            return None
-
-    def _resolve(self, answer, w):
-        """An answer whose arrays are in shared memory, with this slice's views in their place."""
-        if answer is None:
-            return None
-        part = self._shared_parts[w] if self._shared is not None else None
-        obs, rewards, terminated, truncated, infos = answer
-        if isinstance(obs, str):
-            obs = part["obs"]
-        if isinstance(rewards, str):
-            rewards, terminated, truncated = part["rewards"], part["terminated"], part["truncated"]
-        return obs, rewards, terminated, truncated, infos
+    def _gather_step(self, sent):
+        """Each worker's answer to a step (None for one that died), as ``env.step`` returns it:
+        SHARED in place of the arrays already in the shared arrays."""
+        answers, failure = [], None
+        for w, s in enumerate(sent):
+            if not isinstance(s, sharedsteps.Link):
+                answers.append(None if s is None else self._gather([s])[0])
+                continue
+            try:
+                extra = s.receive()
+            except sharedsteps.WorkerLost:
+                self._drop_link(w)
+                answers.append(None)
+                continue
+            except TimeoutError:
+                # The unanswered links are out of step: their workers go on by Ray calls.
+                for v in range(w, self.num_workers):
+                    if isinstance(sent[v], sharedsteps.Link):
+                        self._drop_link(v)
+                raise TimeoutError(
+                    f"Ray worker {w} of {self.num_workers} did not answer within {self.timeout} s"
+                ) from None
+            except Exception as exc:  # the worker's step failed: raised once all have answered
+                failure = failure or exc
+                answers.append(None)
+                continue
+            withheld, infos = extra if extra is not None else (False, {})
+            answers.append((None if withheld else SHARED, SHARED, SHARED, SHARED, infos))
+        if failure is not None:
+            raise failure
+        return answers
 
     def step_wait(self):
         """The results of the last ``step_async``."""
         if self._pending is None:
             raise RuntimeError("step_wait called without step_async")
-        if self.transport == "compiled":
-            self._finish_pending()
-            (_, answers), self._pending = self._pending, None
-        else:
-            refs, self._pending = self._pending, None
-            answers = self._gather(refs)
+        self._finish_pending()
+        (_, answers), self._pending = self._pending, None
         infos = {}
         for w, answer in enumerate(answers):
             first, n = self._slices[w]
@@ -553,11 +607,12 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 self._truncated[first:end] = True
             else:
                 obs, rewards, terminated, truncated, part = answer
-                if obs is not None:
+                if obs is not None and not isinstance(obs, str):  # None: frozen, the last stays
                     _put(self._obs, obs, first, n)
-                self._rewards[first:end] = rewards
-                self._terminated[first:end] = terminated
-                self._truncated[first:end] = truncated
+                if not isinstance(rewards, str):
+                    self._rewards[first:end] = rewards
+                    self._terminated[first:end] = terminated
+                    self._truncated[first:end] = truncated
             _merge_infos(infos, part, first, n, self.num_envs)
         if self.copy:
             return (
@@ -615,15 +670,22 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         return list(self._workers)
 
     def close_extras(self, **kwargs):
-        if getattr(self, "_dag", None) is not None:
-            self._drop_graph()
+        for w in range(len(getattr(self, "_links", []))):
+            self._drop_link(w)
         workers, self._workers = getattr(self, "_workers", []), []
         if ray is not None and ray.is_initialized():
             for worker in workers:
                 ray.kill(worker, no_restart=True)
-        if getattr(self, "_shared", None) is not None:
-            self._shared_parts = []
-            self._shared.close()
+        listener, self._listener = getattr(self, "_listener", None), None
+        if listener is not None:
+            listener.close()
+        shared, self._shared = getattr(self, "_shared", None), None
+        if shared is not None:
+            # The env's arrays become copies; views handed out keep the mapping alive.
+            for name in ("_obs", "_rewards", "_terminated", "_truncated"):
+                setattr(self, name, copy_obs(getattr(self, name)))
+            self._actions = None
+            shared.close()
 
     # -- pickling: the workers' envs travel, and new workers continue them -------------------
 
@@ -631,7 +693,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         if self._pending is not None:
             self.step_wait()
         envs = self._gather(self._call("get_env"))
-        transient = ("_workers", "_pending", "_dag", "_shared", "_layout", "_shared_parts")
+        transient = ("_workers", "_pending", "_shared", "_listener", "_links", "_actions")
         state = {k: v for k, v in self.__dict__.items() if k not in transient}
         state["envs"] = envs
         return state
@@ -641,14 +703,6 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.__dict__.update(state)
         connect()
         self._pending = None
-        if self.transport == "compiled" and "scheduling_strategy" in self._options:
-            # Loaded in another process, perhaps on another node: the workers go to this one.
-            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-            strategy = self._options["scheduling_strategy"]
-            if isinstance(strategy, NodeAffinitySchedulingStrategy) and not strategy.soft:
-                here = ray.get_runtime_context().get_node_id()
-                self._options["scheduling_strategy"] = NodeAffinitySchedulingStrategy(here, False)
         self._workers = [
             self._actor(blob, first, None)
             for blob, (first, _) in zip(envs, self._slices, strict=True)
@@ -671,7 +725,7 @@ def _flat_results(obs, rewards, terminated, truncated):
 def _slice_results(arrays, first, n):
     """Episodes ``first .. first + n - 1`` of flat result arrays, the observation regrouped."""
     end = first + n
-    part = {k: v[first:end] for k, v in arrays.items() if k != "_segment"}
+    part = {k: v[first:end] for k, v in arrays.items()}
     fields = {k[4:]: part.pop(k) for k in list(part) if k.startswith("obs:")}
     part["obs"] = fields if fields else part.pop("obs")
     return part

@@ -1,9 +1,13 @@
 """Arrays in one shared-memory segment of this machine, made by one process and mapped by others.
 
-The distributed ``VectorEnv``'s compiled transport uses them for the results of a step: a worker
-on the driver's machine writes its slice in place, so only a small message travels. A process on
-another machine finds no segment of that name (or one without the maker's random token) and
-``attach`` returns None: it sends its arrays in the message instead.
+The distributed ``VectorEnv`` keeps a step's actions and results in them: a worker on the
+driver's machine reads and writes its slice in place, so no array travels. A process on another
+machine finds no segment of that name (or one without the maker's random token) and ``attach``
+returns None: its arrays travel in Ray's messages instead.
+
+A segment's mapping ends when its last view goes, never before: numpy keeps no buffer export
+that would stop ``mmap.close``, so an explicit close under a live view (an array a caller still
+holds) would leave that view pointing at unmapped memory.
 """
 
 import contextlib
@@ -17,16 +21,24 @@ _ALIGN = 64
 _TOKEN = 16  # the segment starts with the maker's random bytes
 
 
-def _views(buf, fields):
+def _views(mapping, fields):
     return {
-        key: np.ndarray(shape, dtype=np.dtype(dtype), buffer=buf, offset=offset)
+        key: np.ndarray(shape, dtype=np.dtype(dtype), buffer=mapping, offset=offset)
         for key, offset, shape, dtype in fields
     }
 
 
-def _release(shm):
-    with contextlib.suppress(BufferError):  # views still alive: the mapping ends with them
-        shm.close()
+def _take_mapping(shm):
+    """``shm``'s mapping, taken from it so that its ``close`` (also at its collection) can never
+    unmap it: the mapping then lives as long as the views made on it. ``shm`` keeps its name."""
+    mapping = shm._mmap
+    shm._buf.release()
+    shm._buf = shm._mmap = None
+    shm.close()  # its file descriptor only
+    return mapping
+
+
+def _remove(shm):
     with contextlib.suppress(FileNotFoundError):
         shm.unlink()
 
@@ -42,16 +54,18 @@ class SharedArrays:
             offset = -(-offset // _ALIGN) * _ALIGN
             fields.append((key, offset, tuple(t.shape), t.dtype.str))
             offset += t.nbytes
-        self.shm = shared_memory.SharedMemory(create=True, size=max(offset, 1))
+        shm = shared_memory.SharedMemory(create=True, size=max(offset, 1))
+        mapping = _take_mapping(shm)
         token = os.urandom(_TOKEN)
-        self.shm.buf[:_TOKEN] = token
-        self.layout = (self.shm.name, token, offset, tuple(fields))
-        self.arrays = _views(self.shm.buf, fields)
-        self._release = weakref.finalize(self, _release, self.shm)
+        mapping[:_TOKEN] = token
+        self.layout = (shm.name, token, offset, tuple(fields))
+        self.arrays = _views(mapping, fields)
+        self._remove = weakref.finalize(self, _remove, shm)
 
     def close(self):
+        """Remove the segment's name; its memory goes with the last view."""
         self.arrays = {}
-        self._release()
+        self._remove()
 
 
 def attach(layout):
@@ -67,6 +81,4 @@ def attach(layout):
     if shm.size < size or bytes(shm.buf[:_TOKEN]) != token:
         shm.close()
         return None
-    arrays = _views(shm.buf, fields)
-    arrays["_segment"] = shm  # keeps the mapping open as long as the arrays
-    return arrays
+    return _views(_take_mapping(shm), fields)
