@@ -10,8 +10,11 @@ os.environ.setdefault("VECENV_CACHE_DIR", tempfile.mkdtemp(prefix="vecenv-test-c
 # when it is imported, so it is set before any test imports it. Their subprocesses inherit it.
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
-from . import isolated  # noqa: E402
+from . import cachelock, isolated  # noqa: E402
 from .browser import browser  # noqa: E402, F401  (a fixture for every test module)
+
+# The CUDA tests' workers compile beside this process into the same caches (tests/cuda/conftest.py).
+cachelock.install()
 
 # kaggle-environments is installed apart, on its first import (see tests/isolated.py).
 isolated.kaggle_on_import()
