@@ -871,3 +871,17 @@ def test_an_invalid_move_changes_no_other_episode(shape, inarow, victim, data):
         np.testing.assert_array_equal(same.terminated[others], other.terminated[others])
     if spoiled:
         assert INVALID in other.states["status"][victim].tolist()
+
+
+# The boards this module's engines play, in the order its tests first make them: tests/warmup.py
+# compiles them ahead on the core the test process leaves idle.
+WARM = [
+    ("connectx", {"rows": rows, "columns": columns})
+    for rows, columns in dict.fromkeys(
+        [(c["rows"], c["columns"]) for c in SIZES]
+        + [(1, 2), (2, 1)]
+        + [(c["rows"], c["columns"]) for c, _ in AGENT_SIZES + BIT_SIZES]
+        + [(3, 4)]
+        + SHAPES
+    )
+]
