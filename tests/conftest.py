@@ -1,5 +1,9 @@
+import json
 import os
+import subprocess
+import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -10,8 +14,11 @@ os.environ.setdefault("VECENV_CACHE_DIR", tempfile.mkdtemp(prefix="vecenv-test-c
 # when it is imported, so it is set before any test imports it. Their subprocesses inherit it.
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
-from . import isolated  # noqa: E402
+from . import cachelock, isolated  # noqa: E402
 from .browser import browser  # noqa: E402, F401  (a fixture for every test module)
+
+# The CUDA tests' workers compile beside this process into the same caches (tests/cuda/conftest.py).
+cachelock.install()
 
 # kaggle-environments is installed apart, on its first import (see tests/isolated.py).
 isolated.kaggle_on_import()
@@ -27,3 +34,39 @@ def _forget_registered_games():
     for name, game in registry.games().items():
         if game.origin == "registered":
             vecenv.unregister(name)
+
+
+_warmup = None
+
+
+def pytest_collection_finish(session):
+    """Start ``tests.warmup`` on the engines the collected modules declare in ``WARM``, in the
+    order the modules run."""
+    global _warmup
+    if session.config.option.collectonly:
+        return
+    pairs, seen = [], set()
+    for module in dict.fromkeys(getattr(item, "module", None) for item in session.items):
+        for game, configuration in getattr(module, "WARM", ()):
+            key = json.dumps([game, configuration], sort_keys=True)
+            if key not in seen:
+                seen.add(key)
+                pairs.append([game, configuration])
+    if pairs:
+        _warmup = subprocess.Popen(
+            [sys.executable, "-m", "tests.warmup", json.dumps(pairs)],
+            cwd=Path(__file__).resolve().parents[1],
+            env=dict(os.environ, PYTHONWARNINGS="ignore"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=lambda: os.nice(10),  # below the test process: it uses the idle core
+        )
+
+
+def pytest_unconfigure(config):
+    global _warmup
+    if _warmup is not None:
+        if _warmup.poll() is None:
+            _warmup.kill()
+        _warmup.wait()
+        _warmup = None

@@ -260,3 +260,51 @@ def test_a_game_registered_from_a_folder_loads_in_a_fresh_process(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == str(env.step(np.ones(4, dtype=np.int64))[0].tolist())
+
+
+def _garble_board(s):
+    s["board"][0] = 7  # out of the field's bounds
+
+
+def _float_a_checker(s):
+    s["board"][0] = 1  # the top-left cell over an empty column: caught by the rules' own check
+
+
+@pytest.mark.parametrize(
+    "game, garble, match",
+    [
+        ("connectx", _garble_board, "'board' must be in"),
+        ("connectx", _float_a_checker, "floats above an empty cell"),
+        ("cartpole", lambda s: s.__setitem__("x", np.nan), "'x' must be finite"),
+        ("cartpole", lambda s: s.__setitem__("step", -1), "'step' must be >= 0"),
+        ("cartpole", lambda s: s.__setitem__("done", 9), "'done' must be in"),
+    ],
+)
+def test_a_garbled_pickled_state_is_refused_on_load(game, garble, match):
+    """Loading runs set_state's checks on the pickled records (numba does no bounds checks): a
+    garbled record raises ValueError naming its episode; the good pickle of the same engine still
+    loads and continues bit-identically."""
+    engine = vecenv.make(game, num_envs=4, seed=5)
+    actions = np.zeros((4, engine.num_agents) + engine.action.shape, dtype=engine.action.dtype)
+    engine.step(actions)
+    good = pickle.dumps(engine)
+    kept = engine._states.copy()
+    garble(engine._states[2])  # behind set_state's back, as a pickle altered on disk would be
+    bad = [pickle.dumps(engine), cloudpickle.dumps(engine)]
+    engine._states[:] = kept
+    for data in bad:
+        with pytest.raises(ValueError, match=rf"episode 2 has a bad state: .*{match}"):
+            pickle.loads(data)
+    loaded = pickle.loads(good)
+    for _ in range(6):
+        assert same(loaded.step(actions), engine.step(actions))
+    assert same(loaded.get_state(), engine.get_state())
+
+
+def test_a_pickle_whose_states_do_not_fit_is_refused():
+    engine = vecenv.make("cartpole", num_envs=3, seed=1)
+    state = engine.__getstate__()
+    for states in (engine._states[:2].copy(), np.zeros(3, dtype=[("x", "f8")]), None):
+        garbled = dict(state, arrays=dict(state["arrays"], _states=states))
+        with pytest.raises(ValueError, match="_states does not fit this game"):
+            object.__new__(vecenv.Engine).__setstate__(garbled)

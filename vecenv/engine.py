@@ -61,6 +61,23 @@ def check_action_dtype(game, discrete, dtype):
         raise ValueError(f"{game} actions must be {want}, got dtype {dtype}")
 
 
+def check_loaded_states(check_state, saved, dtype, num_envs):
+    """A pickled engine's state records pass ``set_state``'s checks (``check_state``) before they
+    are copied in: a garbled pickle raises ValueError naming its first bad episode."""
+    if not isinstance(saved, np.ndarray) or saved.dtype != dtype or saved.shape != (num_envs,):
+        raise ValueError("a pickled engine's _states does not fit this game")
+    try:
+        check_state(saved)
+    except ValueError as whole:
+        # Only on failure: find the episode to name, one record at a time.
+        for i in range(num_envs):
+            try:
+                check_state(saved[i : i + 1])
+            except ValueError as one:
+                raise ValueError(f"a pickled engine's episode {i} has a bad state: {one}") from None
+        raise ValueError(f"a pickled engine's states are bad: {whole}") from None
+
+
 def fresh_seed():
     """A seed from the operating system's entropy, for engines made without one."""
     return int(np.random.SeedSequence().entropy) % SEED_LIMIT
@@ -668,7 +685,9 @@ class Engine:
             **state["configuration"],
         )
         self.first_episode = state["first_episode"]
-        self._restore_arrays(state["arrays"])
+        arrays = state["arrays"]
+        check_loaded_states(self.check_state, arrays["_states"], self.state_dtype, self.num_envs)
+        self._restore_arrays(arrays)
         if threads == state["num_threads"]:
             self._parallel, self._probes = state["threads_pay"]
 

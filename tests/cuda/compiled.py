@@ -10,12 +10,14 @@ import json
 import sys
 import traceback
 
+from tests import cachelock
 from vecenv.cuda.ptx import ptx
 
 CAPABILITIES = ((8, 0), (9, 0))
 
 
 def main(games):
+    cachelock.install()  # the test process shares these caches
     for game in games:
         try:
             out = ptx(game, CAPABILITIES)

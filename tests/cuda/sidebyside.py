@@ -484,6 +484,17 @@ def pickling(game="cartpole", num_envs=3, seed=9, steps=5, autoreset="same_step"
 
     _continue_alike([gpu, *copies], step, read, steps, f"{game} pickled")
 
+    # A pickle whose record was garbled is refused on load, naming the episode, as set_state would.
+    state = gpu.__getstate__()
+    state["arrays"]["_states"]["step"][num_envs - 1] = -1
+    loaded = object.__new__(type(gpu))
+    try:
+        loaded.__setstate__(pickle.loads(pickle.dumps(state)))
+    except ValueError as e:
+        assert f"episode {num_envs - 1}" in str(e) and "'step' must be >= 0" in str(e), e
+    else:
+        raise AssertionError("a garbled GPU engine pickle loaded")
+
 
 def pickling_seats(game="connectx", num_envs=4, seed=13, plies=2, calls=3, pair=(0, 0)):
     """``DeviceSeats`` pickled with its engine mid-game continues as the original."""

@@ -16,6 +16,7 @@ import traceback  # noqa: E402
 import warnings  # noqa: E402
 
 import vecenv  # noqa: E402
+from tests import cachelock  # noqa: E402
 from vecenv import registry  # noqa: E402
 
 from . import sidebyside  # noqa: E402
@@ -59,6 +60,7 @@ def checks(game):
 
 
 def main(games):
+    cachelock.install()  # the test process shares these caches
     warnings.simplefilter("ignore")  # numpy's scalar overflow warnings: the RNG wraps on purpose
     for game in games or vecenv.list_envs():
         for name, run in checks(game):

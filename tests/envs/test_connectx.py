@@ -1,10 +1,11 @@
 """ConnectX against kaggle-environments' connectx: the rules step by step (invalid moves, flagged
 agents, the episodeSteps limit), the negamax and random agents, the renderers; and random input.
 
-Each board size is its own state record type, so the engine compiles its drivers once per
-``rows * columns``: the random-input tests draw their shapes among those the side-by-side games
-already compiled, plus boards of 8 and 64 cells (1 x 8, 8 x 1, 2 x 4, 8 x 8, ...). The agents
-compile once for every size, so they are checked on every shape from 1 x 1 to 8 x 8.
+Each board shape is its own state record type (the board has ``rows * columns`` cells, the
+heights one per column), so the engine compiles its drivers once per ``(rows, columns)``, a few
+seconds each: the random-input tests draw their shapes among those the other tests here already
+compiled, plus boards of 8 and 64 cells (1 x 8, 8 x 1, 8 x 8). The agents compile once for every
+size, so they are checked on every shape from 1 x 1 to 8 x 8.
 """
 
 import importlib
@@ -50,10 +51,13 @@ SIZES = [
     dict(rows=4, columns=4, inarow=5),  # never winnable: every game is a draw or invalid
     dict(rows=7, columns=9, inarow=5),
 ]
-# Shapes whose record types the side-by-side games compile (1, 16, 20, 24, 42, 63 cells), and
-# two more sizes of record (8 and 64 cells).
-SHAPES = [(1, 1), (4, 4), (2, 8), (8, 2), (4, 5), (5, 4), (3, 8), (8, 3), (4, 6), (6, 4)]
-SHAPES += [(6, 7), (7, 6), (1, 8), (8, 1), (2, 4), (4, 2), (8, 8)]
+# Shapes whose record types the tests before the random-input ones compile: the side-by-side
+# games (SIZES; 1 x 2 and 2 x 1 of test_full_columns_and_full_board) and the positions of the
+# agents' tests (AGENT_SIZES, BIT_SIZES); and three more (8 and 64 cells: one row, one column,
+# and 8 x 8).
+SHAPES = [(1, 1), (4, 4), (5, 4), (3, 8), (6, 7), (7, 9), (1, 2), (2, 1)]
+SHAPES += [(4, 5), (3, 3), (2, 6), (7, 8), (2, 9)]
+SHAPES += [(1, 8), (8, 1), (8, 8)]
 
 
 def size_id(config):
@@ -867,3 +871,17 @@ def test_an_invalid_move_changes_no_other_episode(shape, inarow, victim, data):
         np.testing.assert_array_equal(same.terminated[others], other.terminated[others])
     if spoiled:
         assert INVALID in other.states["status"][victim].tolist()
+
+
+# The boards this module's engines play, in the order its tests first make them: tests/warmup.py
+# compiles them ahead on the core the test process leaves idle.
+WARM = [
+    ("connectx", {"rows": rows, "columns": columns})
+    for rows, columns in dict.fromkeys(
+        [(c["rows"], c["columns"]) for c in SIZES]
+        + [(1, 2), (2, 1)]
+        + [(c["rows"], c["columns"]) for c, _ in AGENT_SIZES + BIT_SIZES]
+        + [(3, 4)]
+        + SHAPES
+    )
+]

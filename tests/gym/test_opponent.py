@@ -22,9 +22,13 @@ def test_second_seat_sees_the_opening_move():
 
 
 def test_an_invalid_move_loses_as_kaggle_rules_it():
-    engine = OpponentEngine("connectx", num_envs=1, seed=0, opponent=lowest_open, rows=2)
-    # Fill column 0 (our checker, then the opponent's reply into the lowest open column, 0).
-    engine.step(np.array([0]))
+    # The default board (compiled already; each other shape compiles its own drivers).
+    engine = OpponentEngine("connectx", num_envs=1, seed=0, opponent=lowest_open)
+    # Fill column 0: each of our checkers is answered by the opponent's in the lowest open
+    # column, 0 again, so three moves fill its six cells.
+    for _ in range(3):
+        engine.step(np.array([0]))
+        assert not engine.terminated[0]
     assert engine.obs["board"][0, 0] != 0
     _, rewards, terminated, _ = engine.step(np.array([0]))  # column 0 is full
     assert terminated[0] and rewards[0, 0] == -1.0

@@ -20,7 +20,14 @@ import numpy as np
 from numba import cuda
 
 from vecenv import registry
-from vecenv.engine import AUTORESET_MODES, Engine, _check_seed, check_action_dtype, fresh_seed
+from vecenv.engine import (
+    AUTORESET_MODES,
+    Engine,
+    _check_seed,
+    check_action_dtype,
+    check_loaded_states,
+    fresh_seed,
+)
 from vecenv.kernels import rng
 from vecenv.kernels.agents import AGENT_RNG
 from vecenv.kernels.build import _agents_module
@@ -385,6 +392,9 @@ class CudaEngine:
             autoreset=state["autoreset"],
             max_episode_steps=state["max_episode_steps"],
             **state["configuration"],
+        )
+        check_loaded_states(
+            self._host.check_state, state["arrays"]["_states"], self.state_dtype, self.num_envs
         )
         for name, saved in state["arrays"].items():
             if saved is None:
