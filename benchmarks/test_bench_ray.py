@@ -9,6 +9,10 @@ and the same with ``transport="ray"`` (impl "ray-calls-W2": every step a Ray cal
 the arrays in the messages, as between machines). Target: the Ray env at least 0.7x the local
 engine at N = 65536.
 
+**Self-play** (``test_ray_multi_agent_overhead``): ``vecenv.ray.MultiAgentVectorEnv("connectx",
+N, num_workers=2)`` (both seats' observations, rewards, flags and move masks) against the local
+``MultiAgentVectorEnv`` with 2 threads, N = 65536, rounds alternating as above.
+
 **Scaling model** (``test_ray_cost_split``, CartPole, N = 65536, 2 workers, ``transport="ray"``:
 what a step costs when the workers are other machines): a step's time split
 into compute (a worker's engine step over its slice, timed alone), serialisation (pickling and
@@ -64,6 +68,12 @@ for _game in GAMES:
             )
 
 
+report.compare(
+    "Ray",
+    "ConnectX self-play N=65536: vecenv.ray.MultiAgentVectorEnv 2 workers vs local 2 threads",
+    ("ray", "connectx-selfplay", 65536, "ray-W2"),
+    ("ray", "connectx-selfplay", 65536, "local-T2"),
+)
 report.compare(
     "Ray",
     "CartPole: vecenv.ray 2 workers (N=4096) vs RLlib's 2 env runners (64 envs each)",
@@ -154,6 +164,42 @@ def test_ray_overhead(benchmark, local_ray, game, n):
     finally:
         for env in envs.values():
             env.close()
+
+
+def test_ray_multi_agent_overhead(benchmark, local_ray):
+    from vecenv.gym.multiagent import MultiAgentVectorEnv
+
+    benchmark.group = "Ray connectx self-play"
+    smoke = benchmark.disabled
+    n = 64 if smoke else 65536
+    local = MultiAgentVectorEnv("connectx", num_envs=n, seed=0, num_threads=2, copy=False)
+    remote = vray.MultiAgentVectorEnv("connectx", num_envs=n, num_workers=2, seed=0, copy=False)
+    try:
+        local.reset(seed=0)
+        remote.reset(seed=0)
+        rng = np.random.default_rng(0)
+        moves = [rng.integers(0, 7, size=(n, 2)) for _ in range(1 if smoke else STEPS)]
+        ours, theirs = _round(remote, moves), _round(local, moves)
+        spent = []
+
+        def local_round():  # untimed by pytest-benchmark: the local round before each
+            start = time.perf_counter()
+            theirs()
+            spent.append(time.perf_counter() - start)
+
+        if smoke:
+            local_round()
+            benchmark(ours)
+        else:
+            local_round()  # warm-up
+            ours()
+            spent.clear()
+            benchmark.pedantic(ours, setup=local_round, rounds=ROUNDS, iterations=1)
+            key = ("ray", "connectx-selfplay", n, "local-T2")
+            benchmark.extra_info["local-T2"] = _store(key, spent, len(moves), n)
+        report.record(benchmark, ("ray", "connectx-selfplay", n, "ray-W2"), len(moves), n)
+    finally:
+        remote.close()
 
 
 def _best(fn, repeats):

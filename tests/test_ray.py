@@ -375,3 +375,94 @@ def test_play_command_on_the_cluster_prints_the_local_summary(capsys):
     assert code == 0
     code, local, _ = run(capsys, *argv)
     assert code == 0 and spread == local and "30 matches" in local
+
+
+def match_actions(env, rng):
+    """(N, A) moves, legal or not (an illegal one is the rules' to judge, on both sides)."""
+    space = env.single_action_space
+    return rng.integers(space.start, space.start + space.n, size=(env.num_envs, env.num_agents))
+
+
+def same_multiagent_step(out, ref):
+    same_step(out, ref)
+    for key in ("action_mask", "to_play"):
+        assert same(out[4][key], ref[4][key]), key
+
+
+@pytest.mark.parametrize(
+    "game,mode,transport",
+    [
+        ("connectx", AutoresetMode.NEXT_STEP, "shared"),
+        ("tictactoe", AutoresetMode.SAME_STEP, "shared"),
+        ("connectx", AutoresetMode.DISABLED, "ray"),
+    ],
+)
+def test_multi_agent_matches_as_the_local_env(game, mode, transport):
+    from vecenv.gym.multiagent import MultiAgentVectorEnv
+
+    n = 9
+    remote = vray.MultiAgentVectorEnv(
+        game, num_envs=n, num_workers=2, seed=11, autoreset_mode=mode, transport=transport
+    )
+    local = MultiAgentVectorEnv(game, num_envs=n, seed=11, autoreset_mode=mode)
+    try:
+        assert remote.observation_space == local.observation_space
+        assert remote.action_space == local.action_space
+        assert remote.num_agents == local.num_agents == 2
+        obs, infos = remote.reset(seed=11)
+        want_obs, want_infos = local.reset(seed=11)
+        assert same(obs, want_obs) and same(infos, want_infos)
+        rng = np.random.default_rng(11)
+        for k in range(30):
+            a = match_actions(local, rng)
+            same_multiagent_step(remote.step(a), local.step(a))
+            assert same(remote.action_mask, local.action_mask)
+            assert same(remote.to_play, local.to_play)
+            if mode == AutoresetMode.DISABLED and k % 10 == 9:
+                opts = {"reset_mask": local.engine.states["done"] != 0}
+                got, want = remote.reset(options=opts), local.reset(options=opts)
+                assert same(got[0], want[0]) and same(got[1], want[1])
+        assert same(remote.flat(remote.step(a)[1]), local.flat(local.step(a)[1]))
+        with pytest.raises(ValueError, match="shape"):
+            remote.step(a[:, 0])
+    finally:
+        remote.close()
+
+
+def test_a_killed_multi_agent_worker_and_a_pickled_multi_agent_env():
+    from vecenv.gym.multiagent import MultiAgentVectorEnv
+
+    n = 6
+    env = vray.MultiAgentVectorEnv("connectx", num_envs=n, num_workers=2, seed=12)
+    local = MultiAgentVectorEnv("connectx", num_envs=n, seed=12)
+    fresh = MultiAgentVectorEnv("connectx", num_envs=n, seed=12)
+    try:
+        env.reset(seed=12)
+        local.reset(seed=12)
+        rng = np.random.default_rng(12)
+        for _ in range(3):
+            a = match_actions(local, rng)
+            same_multiagent_step(env.step(a), local.step(a))
+        copy = pickle.loads(pickle.dumps(env))
+        try:
+            a = match_actions(local, rng)
+            same_multiagent_step(copy.step(a), env.step(a))
+        finally:
+            copy.close()
+        local.step(a)
+        _kill(env, 1)
+        lost = np.arange(n) >= 3
+        a = match_actions(local, rng)
+        _, rewards, terminated, truncated, _ = env.step(a)
+        local.step(a)
+        assert truncated[lost].all() and not terminated[lost].any() and (rewards[lost] == 0).all()
+        # Next step: the lost matches start again from their seeds, masks and all.
+        fresh.reset(seed=12)
+        a = match_actions(local, rng)
+        obs, _, _, _, infos = env.step(a)
+        kept = local.step(a)
+        assert same(obs["board"][lost], fresh._obs["board"][lost])
+        assert same(infos["action_mask"][lost], fresh.action_mask[lost])
+        assert same(obs["board"][~lost], kept[0]["board"][~lost])
+    finally:
+        env.close()

@@ -22,10 +22,12 @@ import time
 import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode
-from gymnasium.vector.utils import batch_space, create_empty_array
+from gymnasium.vector.utils import batch_space
 
 from vecenv.engine import autoreset_mode as autoreset_mode_of
 from vecenv.engine import fresh_seed, is_integer
+from vecenv.gym.multiagent import batched, read_only
+from vecenv.gym.multiagent import flat as multiagent_flat
 from vecenv.gym.spaces import copy_obs
 
 from . import sharedarrays, sharedsteps
@@ -57,22 +59,25 @@ def split(num_envs, num_workers):
 
 
 class Worker:
-    """One slice of the episodes, in one Ray actor: a local ``GameVectorEnv`` (buffers, no
-    copies) whose engine plays episodes ``first .. first + n - 1`` of the whole batch."""
+    """One slice of the episodes, in one Ray actor: a local ``GameVectorEnv`` or
+    ``MultiAgentVectorEnv`` (``make["kind"]``; buffers, no copies) whose engine plays episodes
+    ``first .. first + n - 1`` of the whole batch."""
 
     def __init__(self, make, first, seed):
-        from vecenv.gym.vector import GameVectorEnv
-
         if isinstance(make, bytes):  # a pickled env, where a VectorEnv is loaded
             self.env = pickle.loads(make)
         else:
-            self.env = GameVectorEnv(**make)
+            make = dict(make)
+            self.env = _env_class(make.pop("kind"))(**make)
             self.engine.first_episode = first
             self.env.reset(seed=seed)
+        # The infos every step gives (a multi-agent env's masks): kept in the shared arrays.
+        self.steady = tuple(self._steady_infos())
         self.mode = autoreset_mode_of(self.env.metadata["autoreset_mode"])
         self.skip = False  # next-step mode after a restart: the next step is the reset step
         self.frozen = False  # disabled mode after a restart: frozen until reset
         self.restart_obs = None  # the observations the episodes started again from
+        self.restart_infos = {}  # and their steady infos
         self.first, self.n = first, self.env.num_envs
         self.shared = None  # this slice of the driver's shared arrays, where linked
         self.direct = False  # the engine writes its observations straight into them
@@ -86,11 +91,22 @@ class Worker:
         engine = self.env.engine
         return getattr(engine, "inner", engine)  # a two-agent game's OpponentEngine
 
+    def _steady_infos(self):
+        """Copies of the infos a step always gives (none for a one-agent env)."""
+        infos = self.env._infos() if hasattr(self.env, "_infos") else {}
+        return {k: np.array(v) for k, v in infos.items()}
+
     def describe(self):
+        """The spaces, metadata, the kernels' action dtype (actions of that type pass without a
+        copy), and each result array's per-episode shape and dtype (flat names)."""
         env = self.env
-        # The type the engine's kernels take: actions of that type pass without a copy.
         act_dtype = getattr(env.engine, "_act_dtype", np.dtype(np.int64))
-        return env.single_observation_space, env.single_action_space, env.metadata, act_dtype
+        arrays = _flat_results(
+            env._obs, env._rewards, env._terminated, env._truncated, self._steady_infos()
+        )
+        arrays["actions"] = np.zeros(env.action_space.shape, dtype=act_dtype)
+        layout = {k: (v.shape[1:], v.dtype) for k, v in arrays.items()}
+        return env.single_observation_space, env.single_action_space, env.metadata, layout
 
     def reset(self, seed, mask, options):
         with self.lock:
@@ -104,11 +120,13 @@ class Worker:
         if self.skip or self.frozen:
             # The episodes lost with the old process: the reset step (next-step mode), or still
             # frozen (disabled mode), as the local env would do after a truncation.
-            n = self.env.num_envs
-            trunc = np.full(n, self.frozen)
+            env = self.env
+            trunc = np.full_like(env._truncated, self.frozen)
             self.skip = False
-            obs = None if self.frozen else self.restart_obs  # frozen: the caller keeps the last
-            return obs, np.zeros(n), np.zeros(n, dtype=np.bool_), trunc, {}
+            # Frozen: the caller keeps the last observations and steady infos.
+            obs = None if self.frozen else self.restart_obs
+            infos = {} if self.frozen else self.restart_infos
+            return obs, np.zeros_like(env._rewards), np.zeros_like(trunc), trunc, infos
         return self.env.step(actions)
 
     def ray_step(self, actions):
@@ -118,17 +136,18 @@ class Worker:
 
     def recover(self, seed, link=None):
         """After a restart: the episodes start again from ``seed`` (an int, or this slice's
-        per-episode seeds), as at the first reset. Returns their observations and whether the
-        worker is linked (``link``: ``link``'s arguments but the last)."""
+        per-episode seeds), as at the first reset. Returns their observations, steady infos
+        and whether the worker is linked (``link``: ``link``'s arguments but the last)."""
         with self.lock:
             self.env.reset(seed=seed)
             self.restart_obs = copy_obs(self.env._obs)
+            self.restart_infos = self._steady_infos()
             self.skip = self.mode == "next_step"
             self.frozen = self.mode == "disabled"
             self.lost = False
         # The driver keeps the lost episodes' last observations in the shared arrays.
         linked = link is not None and self.link(*link, fill=False)
-        return self.restart_obs, linked
+        return self.restart_obs, self.restart_infos, linked
 
     # -- linked: steps through the driver's shared memory -------------------------------------
 
@@ -147,6 +166,9 @@ class Worker:
         with self.lock:
             self.shared = _slice_results(arrays, self.first, self.n)
             self._write_obs_in_place(fill)
+            if fill:
+                for key, value in self._steady_infos().items():
+                    self.shared["infos"][key][:] = value
             self.conn = conn
         sharedsteps.start(conn, self._linked_step, self.lock)
         return True
@@ -166,7 +188,7 @@ class Worker:
         """Have the engine write its observations straight into the shared arrays (where it can:
         a two-agent game's OpponentEngine copies them instead)."""
         engine = self.env.engine
-        if not hasattr(engine, "observe_into"):
+        if self.steady or not hasattr(engine, "observe_into"):  # multi-agent: views of its own
             if fill:
                 _put(self.shared["obs"], self.env._obs, 0, self.n)
             return
@@ -192,7 +214,11 @@ class Worker:
         shared["rewards"][:] = rewards
         shared["terminated"][:] = terminated
         shared["truncated"][:] = truncated
-        return (obs is None, infos) if obs is None or infos else None
+        extra = dict(infos)
+        for key in self.steady:
+            if key in extra:  # absent: frozen, the driver keeps the last
+                shared["infos"][key][:] = extra.pop(key)
+        return (obs is None, extra) if obs is None or extra else None
 
     def _publish_obs(self, obs):
         """Observations for the driver: SHARED once they are in its shared arrays (where
@@ -258,6 +284,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     """
 
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
+    _kind = "game"  # what each worker holds (see _env_class)
 
     def __init__(
         self,
@@ -294,6 +321,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._options = {"num_cpus": 1, "max_restarts": 3, "scheduling_strategy": "SPREAD"}
         self._options.update(worker_options or {})
         make = dict(
+            kind=self._kind,
             game=game,
             num_envs=1,
             seed=self.seed,
@@ -315,42 +343,48 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         return cls.remote(make, first, seed)
 
     def _setup(self, render_mode):
-        described = self._get(self._workers[0].describe.remote(), 0)
-        obs_space, act_space, metadata, act_dtype = described
+        obs_space, act_space, metadata, layout = self._get(self._workers[0].describe.remote(), 0)
         self.single_observation_space = obs_space
         self.single_action_space = act_space
-        self.observation_space = batch_space(obs_space, self.num_envs)
-        self.action_space = batch_space(act_space, self.num_envs)
+        self._action_shape, self._act_dtype = layout["actions"]
+        self._spaces(obs_space, act_space)
         self.metadata = dict(metadata)
         self.render_mode = render_mode
         self._mode = autoreset_mode_of(metadata["autoreset_mode"])
         n = self.num_envs
-        self._obs = create_empty_array(obs_space, n, fn=np.zeros)
-        self._rewards = np.zeros(n, dtype=np.float64)
-        self._terminated = np.zeros(n, dtype=np.bool_)
-        self._truncated = np.zeros(n, dtype=np.bool_)
-        self._act_dtype = act_dtype
+        whole = _slice_results(
+            {k: np.zeros((n,) + shape, dtype) for k, (shape, dtype) in layout.items()}, 0, n
+        )
+        self._take(whole)
         self._pending = None
         self._seeds = self.seed  # what a restarted worker starts again from
         self._start_transport()
 
+    def _spaces(self, obs_space, act_space):
+        self.observation_space = batch_space(obs_space, self.num_envs)
+        self.action_space = batch_space(act_space, self.num_envs)
+
+    def _take(self, whole):
+        """Make ``whole`` (as ``_slice_results`` gives) this env's result buffers."""
+        self._obs, self._actions, self._steady = whole["obs"], whole["actions"], whole["infos"]
+        self._rewards, self._terminated = whole["rewards"], whole["terminated"]
+        self._truncated = whole["truncated"]
+
     def _start_transport(self):
         """The shared transport: the actions and results in shared memory (their current values
         carried over), and each worker on this machine linked to it."""
-        self._shared = self._listener = self._actions = None
+        self._shared = self._listener = None
         self._links = [None] * self.num_workers
         if self.transport != "shared":
             return
-        arrays = _flat_results(self._obs, self._rewards, self._terminated, self._truncated)
-        shape = (self.num_envs,) + (self.single_action_space.shape or ())
-        arrays["actions"] = np.zeros(shape, dtype=self._act_dtype)
+        arrays = _flat_results(
+            self._obs, self._rewards, self._terminated, self._truncated, self._steady
+        )
+        arrays["actions"] = self._actions
         self._shared = sharedarrays.SharedArrays(arrays)
         for key, value in arrays.items():
             self._shared.arrays[key][...] = value
-        whole = _slice_results(self._shared.arrays, 0, self.num_envs)
-        self._obs, self._actions = whole["obs"], whole["actions"]
-        self._rewards, self._terminated = whole["rewards"], whole["terminated"]
-        self._truncated = whole["truncated"]
+        self._take(_slice_results(self._shared.arrays, 0, self.num_envs))
         self._listener = sharedsteps.Listener(backlog=self.num_workers + 8)
         refs = [worker.link.remote(*self._link_args(w)) for w, worker in enumerate(self._workers)]
         for _ in range(sum(self._get(ref, w) for w, ref in enumerate(refs))):
@@ -407,17 +441,17 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
     def _recover(self, w):
         """Worker ``w`` came back from a restart: its episodes start again from their seeds.
-        Returns their observations."""
+        Returns their observations and steady infos."""
         self._drop_link(w)
         seed = self._worker_seeds(self._seeds)[w]
         link = self._link_args(w) if self._listener is not None else None
         deadline = time.monotonic() + self.timeout
         while True:
             try:
-                obs, linked = self._get(self._workers[w].recover.remote(seed, link), w)
+                obs, infos, linked = self._get(self._workers[w].recover.remote(seed, link), w)
                 if linked:
                     self._accept()
-                return obs
+                return obs, infos
             except ActorUnavailableError:
                 # Still restarting: Ray refuses calls until the new process is up.
                 if time.monotonic() > deadline:
@@ -465,17 +499,27 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 continue
             first, n = self._slices[w]
             answer = self._gather([ref])[0]
-            if answer is None:
-                obs, part = self._recover(w), {}
-            else:
-                obs, part = answer
+            obs, part = self._recover(w) if answer is None else answer
             if not isinstance(obs, str):  # else SHARED: in the shared arrays already
                 _put(self._obs, obs, first, n)
             self._rewards[first : first + n] = 0.0
             self._terminated[first : first + n] = False
             self._truncated[first : first + n] = False
-            _merge_infos(infos, part, first, n, self.num_envs)
-        return self._out(self._obs), infos
+            self._place(part, first, n, infos)
+        return self._out(self._obs), self._with_steady(infos)
+
+    def _place(self, part, first, n, infos):
+        """A worker's infos: the steady ones into their buffers, the others merged into
+        ``infos``."""
+        part = dict(part)
+        for key, buffer in self._steady.items():
+            if key in part:  # absent: frozen, the last stay
+                buffer[first : first + n] = part.pop(key)
+        _merge_infos(infos, part, first, n, self.num_envs)
+
+    def _with_steady(self, infos):
+        """The steady infos (copies, or read-only views), then the others."""
+        return dict({k: self._out(v) for k, v in self._steady.items()}, **infos)
 
     def _positions(self, options, mask):
         """``options["position"]`` split per worker (a list has one per episode reset)."""
@@ -494,7 +538,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     def _check_actions(self, actions):
         a = np.asarray(actions)
         space = self.single_action_space
-        shape = (self.num_envs,) + (space.shape or ())
+        shape = (self.num_envs,) + self._action_shape
         if a.shape != shape:
             raise ValueError(f"actions must have shape {shape}, got {a.shape}")
         if isinstance(space, gymnasium.spaces.Discrete):
@@ -597,10 +641,10 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             first, n = self._slices[w]
             end = first + n
             if answer is None:  # the worker died with its episodes
-                obs = self._recover(w)
+                obs, restart_infos = self._recover(w)
                 part = {}
                 if self._mode == "same_step":
-                    part = _final_infos(self._obs, first, n)
+                    part = dict(_final_infos(self._obs, first, n), **restart_infos)
                     _put(self._obs, obs, first, n)
                 self._rewards[first:end] = 0.0
                 self._terminated[first:end] = False
@@ -613,7 +657,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                     self._rewards[first:end] = rewards
                     self._terminated[first:end] = terminated
                     self._truncated[first:end] = truncated
-            _merge_infos(infos, part, first, n, self.num_envs)
+            self._place(part, first, n, infos)
+        infos = self._with_steady(infos)
         if self.copy:
             return (
                 self._out(self._obs),
@@ -682,9 +727,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         shared, self._shared = getattr(self, "_shared", None), None
         if shared is not None:
             # The env's arrays become copies; views handed out keep the mapping alive.
-            for name in ("_obs", "_rewards", "_terminated", "_truncated"):
+            for name in ("_obs", "_rewards", "_terminated", "_truncated", "_actions", "_steady"):
                 setattr(self, name, copy_obs(getattr(self, name)))
-            self._actions = None
             shared.close()
 
     # -- pickling: the workers' envs travel, and new workers continue them -------------------
@@ -693,7 +737,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         if self._pending is not None:
             self.step_wait()
         envs = self._gather(self._call("get_env"))
-        transient = ("_workers", "_pending", "_shared", "_listener", "_links", "_actions")
+        transient = ("_workers", "_pending", "_shared", "_listener", "_links")
         state = {k: v for k, v in self.__dict__.items() if k not in transient}
         state["envs"] = envs
         return state
@@ -716,10 +760,56 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         )
 
 
-def _flat_results(obs, rewards, terminated, truncated):
-    """A step's result buffers as one flat name -> array mapping (observation fields first)."""
+class MultiAgentVectorEnv(VectorEnv):
+    """``vecenv.gym.MultiAgentVectorEnv``'s N matches of a game of A >= 2 agents, spread over Ray
+    actors as ``VectorEnv`` spreads one-agent episodes: the same (N, A) observations, rewards
+    and flags, the same ``infos["action_mask"]`` and ``infos["to_play"]`` (kept in the shared
+    arrays with the results), autoreset modes and trajectories, bit for bit, for any number of
+    workers. Its arguments are ``VectorEnv``'s; ``step`` takes (N, A) actions. A match lost with a
+    worker is reported truncated for every agent, with reward 0."""
+
+    _kind = "multiagent"
+    flat = staticmethod(multiagent_flat)
+
+    def _spaces(self, obs_space, act_space):
+        (self.num_agents,) = self._action_shape
+        self.possible_agents = [f"player_{k}" for k in range(self.num_agents)]
+        head = (self.num_envs, self.num_agents)
+        self.observation_space = batched(obs_space, head)
+        self.action_space = batched(act_space, head)
+        self.moves = act_space.n
+
+    @property
+    def to_play(self):
+        """(N, A) bool: the agents to move now (a read-only view, no copy)."""
+        return read_only(self._steady["to_play"])
+
+    @property
+    def action_mask(self):
+        """(N, A, moves) bool: the legal moves of the agents to move (a read-only view)."""
+        return read_only(self._steady["action_mask"])
+
+    def __repr__(self):
+        return super().__repr__().replace("VectorEnv(", "MultiAgentVectorEnv(", 1)
+
+
+def _env_class(kind):
+    """The local VectorEnv a worker holds: ``GameVectorEnv`` ("game") or ``MultiAgentVectorEnv``
+    ("multiagent")."""
+    if kind == "multiagent":
+        from vecenv.gym.multiagent import MultiAgentVectorEnv as local
+    else:
+        from vecenv.gym.vector import GameVectorEnv as local
+    return local
+
+
+def _flat_results(obs, rewards, terminated, truncated, steady):
+    """A step's result buffers as one flat name -> array mapping (observation fields first, the
+    steady infos last)."""
     flat = {f"obs:{k}": v for k, v in obs.items()} if isinstance(obs, dict) else {"obs": obs}
-    return dict(flat, rewards=rewards, terminated=terminated, truncated=truncated)
+    flat.update(rewards=rewards, terminated=terminated, truncated=truncated)
+    flat.update({f"info:{k}": v for k, v in steady.items()})
+    return flat
 
 
 def _slice_results(arrays, first, n):
@@ -728,6 +818,7 @@ def _slice_results(arrays, first, n):
     part = {k: v[first:end] for k, v in arrays.items()}
     fields = {k[4:]: part.pop(k) for k in list(part) if k.startswith("obs:")}
     part["obs"] = fields if fields else part.pop("obs")
+    part["infos"] = {k[5:]: part.pop(k) for k in list(part) if k.startswith("info:")}
     return part
 
 

@@ -27,16 +27,16 @@ _GYM_MODES = {
 }
 
 
-def _read_only(arr):
+def read_only(arr):
     view = arr.view()
     view.flags.writeable = False
     return view
 
 
-def _batched(space, head):
+def batched(space, head):
     """``space`` with the leading axes ``head`` (a Box stays a Box, a Dict a Dict of them)."""
     if isinstance(space, gym_spaces.Dict):
-        return gym_spaces.Dict({k: _batched(v, head) for k, v in space.spaces.items()})
+        return gym_spaces.Dict({k: batched(v, head) for k, v in space.spaces.items()})
     if isinstance(space, gym_spaces.Discrete):
         return gym_spaces.MultiDiscrete(
             np.full(head, space.n), dtype=np.int64, start=np.full(head, space.start)
@@ -181,8 +181,8 @@ class MultiAgentVectorEnv(gymnasium.vector.VectorEnv):
             next(iter(view.values())) if len(view) == 1 else gym_spaces.Dict(view)
         )
         self.single_action_space = spaces.action_space(engine)
-        self.observation_space = _batched(self.single_observation_space, (n, a))
-        self.action_space = _batched(self.single_action_space, (n, a))
+        self.observation_space = batched(self.single_observation_space, (n, a))
+        self.action_space = batched(self.single_action_space, (n, a))
         self.moves = self.single_action_space.n
 
         # Per-agent fields are the engine's own buffers; shared ones are repeated into ours,
@@ -222,18 +222,18 @@ class MultiAgentVectorEnv(gymnasium.vector.VectorEnv):
             legal = engine.obs[LEGAL]
             self._legal_rows = legal.reshape(n, 1 if self._legal.shared else a, self.moves)
         obs = {
-            f.name: _read_only(self._shared[f.name]) if f.shared else engine.obs[f.name]
+            f.name: read_only(self._shared[f.name]) if f.shared else engine.obs[f.name]
             for f in self._fields
         }
         self._obs = obs if len(obs) > 1 else next(iter(obs.values()))
         if not self._same_step:
             self._rewards = engine.rewards
         self._views = {
-            "to_play": _read_only(self._to_play),
-            "action_mask": _read_only(self._mask),
-            "terminated": _read_only(self._terminated),
-            "truncated": _read_only(self._truncated),
-            "rewards": _read_only(self._rewards),
+            "to_play": read_only(self._to_play),
+            "action_mask": read_only(self._mask),
+            "terminated": read_only(self._terminated),
+            "truncated": read_only(self._truncated),
+            "rewards": read_only(self._rewards),
         }
 
     # Pickled with its engine (states and random streams) and its own buffers: a loaded env
