@@ -25,10 +25,10 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from vecenv.engine import autoreset_mode as autoreset_mode_of
-from vecenv.engine import fresh_seed, is_integer
+from vecenv.engine import check_action_dtype, fresh_seed, is_integer
 from vecenv.gym.multiagent import batched, read_only
 from vecenv.gym.multiagent import flat as multiagent_flat
-from vecenv.gym.spaces import copy_obs
+from vecenv.gym.spaces import copy_obs, episode_obs
 
 from . import sharedarrays, sharedsteps
 from .cluster import connect, ray, require_ray  # noqa: F401  (re-exported)
@@ -39,11 +39,6 @@ if ray is not None:
 DEFAULT_TIMEOUT = 120.0  # seconds a worker may take to answer one call (a restart included)
 TRANSPORTS = ("shared", "ray")
 SHARED = "shared"  # in an answer: the arrays are in the driver's shared memory already
-_GYM_MODES = {
-    "next_step": AutoresetMode.NEXT_STEP,
-    "same_step": AutoresetMode.SAME_STEP,
-    "disabled": AutoresetMode.DISABLED,
-}
 
 
 def split(num_envs, num_workers):
@@ -312,6 +307,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         if transport not in TRANSPORTS:
             raise ValueError(f"transport must be one of {TRANSPORTS}, got {transport!r}")
         self.transport = transport
+        self._game = game  # for error messages
         connect(address)
         self.num_envs = int(num_envs)
         self.num_workers = int(num_workers)
@@ -541,16 +537,14 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         shape = (self.num_envs,) + self._action_shape
         if a.shape != shape:
             raise ValueError(f"actions must have shape {shape}, got {a.shape}")
-        if isinstance(space, gymnasium.spaces.Discrete):
-            if a.dtype.kind not in "iu":
-                raise ValueError(f"actions must be integers, got dtype {a.dtype}")
+        discrete = isinstance(space, gymnasium.spaces.Discrete)
+        check_action_dtype(self._game, discrete, a.dtype)
+        if discrete:
             low, high = int(space.start), int(space.start + space.n - 1)
             if a.size and (a.min() < low or a.max() > high):  # two passes, none in the common case
                 i = int(np.flatnonzero((a < low) | (a > high))[0])
                 raise ValueError(f"action of env {i} is out of range [{low}, {high}]: {a[i]}")
         else:
-            if a.dtype.kind not in "iuf":
-                raise ValueError(f"actions must be numbers, got dtype {a.dtype}")
             finite = np.isfinite(a.reshape(self.num_envs, -1)).all(axis=1)
             if not finite.all():
                 i = int(np.flatnonzero(~finite)[0])
@@ -681,9 +675,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         return self.step_wait()
 
     def _out(self, obs):
-        if not self.copy:
-            return obs
-        return {k: v.copy() for k, v in obs.items()} if isinstance(obs, dict) else obs.copy()
+        return copy_obs(obs) if self.copy else obs
 
     def render(self):
         if self.render_mode is None:
@@ -834,10 +826,7 @@ def _final_infos(obs, first, n):
     """Same-step infos of a slice whose episodes were lost: their last observation."""
     final = np.full(n, None, dtype=object)
     for i in range(n):
-        if isinstance(obs, dict):
-            final[i] = {k: v[first + i].copy() for k, v in obs.items()}
-        else:
-            final[i] = obs[first + i].copy()
+        final[i] = episode_obs(obs, first + i)
     done = np.ones(n, dtype=np.bool_)
     return {"final_obs": final, "_final_obs": done, "final_info": {}, "_final_info": done}
 
