@@ -121,6 +121,17 @@ def record(benchmark, key, calls, num_envs, unit="steps", **info):
             RESULTS[comp.num].extra_info[f"target_{name}_vs_{_slug(comp.den)}"] = comp.target
 
 
+def record_rounds(key, times, calls, num_envs):
+    """Store the throughput of a side timed by hand (in the setup of another benchmark's rounds,
+    so that both see the same spells of a shared machine): its best round of ``calls`` step calls
+    over ``num_envs``. Returns its figures, for the benchmark's extra_info."""
+    best = min(times)
+    info = {"key": _slug(key), "num_envs": num_envs, "calls_per_round": calls}
+    info.update(env_steps_per_s=calls * num_envs / best, us_per_call=best / calls * 1e6)
+    RESULTS[key] = Result(calls * num_envs / best, info)
+    return info
+
+
 def record_extra(key, benchmark, **info):
     """Store figures of a benchmark that is not a throughput (its extra_info too)."""
     benchmark.extra_info.update(info)

@@ -106,16 +106,8 @@ def test_pufferlib_cartpole(benchmark, n):
         rounds = int(min(MAX_ROUNDS, max(MIN_ROUNDS, 2 * BUDGET_S / elapsed)))
         with one_cpu():  # both on the same CPU, never migrating between rounds
             benchmark.pedantic(ours_round, setup=theirs_timed, rounds=rounds, iterations=1)
-        best = min(theirs_times)
-        info = {
-            "key": f"pufferlib/{n}/ocean",
-            "num_envs": n,
-            "calls_per_round": calls,
-            "env_steps_per_s": calls * n / best,
-            "us_per_call": best / calls * 1e6,
-        }
-        report.RESULTS[("pufferlib", n, "ocean")] = report.Result(calls * n / best, info)
-        benchmark.extra_info["ocean"] = info
+        key = ("pufferlib", n, "ocean")
+        benchmark.extra_info["ocean"] = report.record_rounds(key, theirs_times, calls, n)
     report.record(benchmark, ("pufferlib", n, "vecenv"), calls, n, threads=1, impl="vecenv")
     if not benchmark.disabled:
         ratio = benchmark.extra_info.get(f"ratio_vs_pufferlib/{n}/ocean")

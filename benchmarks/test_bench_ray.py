@@ -112,13 +112,29 @@ def _round(env, moves):
     return play
 
 
-def _store(key, times, calls, n):
-    """A side timed by hand (in the setup of the benchmark's rounds): its best round."""
-    best = min(times)
-    info = {"key": "/".join(map(str, key)), "num_envs": n, "calls_per_round": calls}
-    info.update(env_steps_per_s=calls * n / best, us_per_call=best / calls * 1e6)
-    report.RESULTS[key] = report.Result(calls * n / best, info)
-    return info
+def _alternate(benchmark, ours, others, key_of, calls, n):
+    """Time the round ``ours`` with pytest-benchmark, each round after one round of each of
+    ``others`` (impl -> round), timed by hand, so that every side sees the same spells of a shared
+    machine; each other side is recorded under ``key_of(impl)`` (its best round). In smoke mode
+    every round runs once."""
+    times = {impl: [] for impl in others}
+
+    def setup():  # untimed by pytest-benchmark
+        for impl, round_fn in others.items():
+            start = time.perf_counter()
+            round_fn()
+            times[impl].append(time.perf_counter() - start)
+
+    setup()  # a warm-up
+    if benchmark.disabled:
+        benchmark(ours)
+        return
+    ours()
+    for spent in times.values():
+        spent.clear()
+    benchmark.pedantic(ours, setup=setup, rounds=ROUNDS, iterations=1)
+    for impl, spent in times.items():
+        benchmark.extra_info[impl] = report.record_rounds(key_of(impl), spent, calls, n)
 
 
 @pytest.mark.parametrize("n", SIZES)
@@ -141,25 +157,8 @@ def test_ray_overhead(benchmark, local_ray, game, n):
             env.reset(seed=0)
         moves = _actions(envs["local-T2"], n, 1 if smoke else STEPS)
         rounds = {impl: _round(env, moves) for impl, env in envs.items()}
-        times = {"local-T2": [], "ray-calls-W2": []}
-
-        def others():  # untimed by pytest-benchmark: the other sides' rounds before each
-            for impl, spent in times.items():
-                start = time.perf_counter()
-                rounds[impl]()
-                spent.append(time.perf_counter() - start)
-
-        if smoke:
-            others()
-            benchmark(rounds["ray-W2"])
-        else:
-            others()  # warm-up
-            rounds["ray-W2"]()
-            for spent in times.values():
-                spent.clear()
-            benchmark.pedantic(rounds["ray-W2"], setup=others, rounds=ROUNDS, iterations=1)
-            for impl, spent in times.items():
-                benchmark.extra_info[impl] = _store(("ray", game, n, impl), spent, len(moves), n)
+        ours = rounds.pop("ray-W2")
+        _alternate(benchmark, ours, rounds, lambda impl: ("ray", game, n, impl), len(moves), n)
         report.record(benchmark, ("ray", game, n, "ray-W2"), len(moves), n)
     finally:
         for env in envs.values():
@@ -179,25 +178,10 @@ def test_ray_multi_agent_overhead(benchmark, local_ray):
         remote.reset(seed=0)
         rng = np.random.default_rng(0)
         moves = [rng.integers(0, 7, size=(n, 2)) for _ in range(1 if smoke else STEPS)]
-        ours, theirs = _round(remote, moves), _round(local, moves)
-        spent = []
-
-        def local_round():  # untimed by pytest-benchmark: the local round before each
-            start = time.perf_counter()
-            theirs()
-            spent.append(time.perf_counter() - start)
-
-        if smoke:
-            local_round()
-            benchmark(ours)
-        else:
-            local_round()  # warm-up
-            ours()
-            spent.clear()
-            benchmark.pedantic(ours, setup=local_round, rounds=ROUNDS, iterations=1)
-            key = ("ray", "connectx-selfplay", n, "local-T2")
-            benchmark.extra_info["local-T2"] = _store(key, spent, len(moves), n)
-        report.record(benchmark, ("ray", "connectx-selfplay", n, "ray-W2"), len(moves), n)
+        ours, others = _round(remote, moves), {"local-T2": _round(local, moves)}
+        key = ("ray", "connectx-selfplay", n)
+        _alternate(benchmark, ours, others, lambda impl: (*key, impl), len(moves), n)
+        report.record(benchmark, (*key, "ray-W2"), len(moves), n)
     finally:
         remote.close()
 
