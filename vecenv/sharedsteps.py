@@ -76,7 +76,6 @@ class Link:
     """The driver's end of one worker's socket."""
 
     def __init__(self, conn):
-        conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 16)
         self._conn = conn
 
     def send(self):
