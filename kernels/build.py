@@ -20,7 +20,7 @@ from types import ModuleType
 
 import numba
 
-from . import drivers
+from . import cache, drivers
 
 _BEGIN = "# >>> bindings\n"
 _END = "# <<< bindings\n"
@@ -47,21 +47,9 @@ def _parallel_variant(template):
 
 
 def cache_dir():
-    """Where generated drivers (and numba's cache of them) live: $VECENV_CACHE_DIR or ~/.cache."""
-    root = os.environ.get("VECENV_CACHE_DIR")
-    if not root:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        root = os.path.join(base, "vecenv")
-    path = Path(root) / "drivers"
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / f".probe-{os.getpid()}"
-        probe.write_text("")
-        probe.unlink()
-    except OSError:
-        path = Path(tempfile.gettempdir()) / f"vecenv-{os.getuid()}" / "drivers"
-        path.mkdir(parents=True, exist_ok=True)
-    return path
+    """Where generated drivers (and numba's cache of them) live: ``drivers/`` in vecenv's cache
+    folder (``vecenv.kernels.cache``)."""
+    return cache.folder("drivers")
 
 
 def _agents_module(rules_module):

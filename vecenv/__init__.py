@@ -14,6 +14,38 @@ import os
 # setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+
+def _map_source_folders():
+    """In a clone, ``kernels/`` and ``envs/`` sit beside ``vecenv/`` and an install maps them to
+    ``vecenv.kernels`` and ``vecenv.envs``. Python started in the clone's root imports this
+    folder rather than the installed package, so map them here as the install does."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    for sub in ("kernels", "envs"):
+        name = f"{__name__}.{sub}"
+        source = here.parent / sub / "__init__.py"
+        if name in sys.modules or (here / sub).is_dir() or not source.is_file():
+            continue
+        spec = importlib.util.spec_from_file_location(
+            name, source, submodule_search_locations=[str(source.parent)]
+        )
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        globals()[sub] = module
+
+
+_map_source_folders()
+
+# Every compiled artefact goes to vecenv's cache folder, never into the package: before any
+# jitted function of vecenv is defined (see vecenv.kernels.cache).
+from .kernels import cache as _cache  # noqa: E402
+
+_cache.install()
+
 from .registry import GameError, list_envs  # noqa: E402
 
 __version__ = "0.1.0"

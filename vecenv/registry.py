@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import protocol
+from .kernels import cache
 from .spec import GameSpec
 
 ENTRY_POINT_GROUP = "vecenv.games"
@@ -171,6 +172,8 @@ def _discover():
 
 def _from_entry_point(entry):
     origin = f"entry point {entry.name} = {entry.value}"
+    # Its jitted functions are cached in vecenv's folder, not beside its installed files.
+    cache.own(entry.value)
     try:
         module = importlib.import_module(entry.value)
     except Exception as exc:
