@@ -4,7 +4,9 @@ Actions are drawn before the clock starts (a pool of batches, cycled), the first
 first touches) are warm-up, and each figure is the median of a few timed runs. Gymnasium has no
 thread count, so its figure is measured once per N and shared by every thread row.
 
-``--save``/``--compare``/``--history`` make it a regression check (``bench_gate``).
+``--save``/``--compare``/``--history`` make it a regression check against a saved run
+(``bench_gate``), ``--compare-ref REV`` one against a git revision timed in the same run
+(``bench_ref``: the dependable one on a shared machine).
 """
 
 import importlib.util
@@ -15,7 +17,7 @@ import time
 
 import numpy as np
 
-from . import bench_gate
+from . import bench_gate, bench_ref
 from .common import GYM_PREFIX, CliError, Progress, parse_ints
 from .train import sample
 
@@ -159,6 +161,8 @@ def cmd_bench(args, out):
     if args.history:
         return bench_gate.history(args, out)
     gate = args.save is not None or args.compare is not None
+    if args.rounds is None:
+        args.rounds = bench_ref.DEFAULT_ROUNDS if args.compare_ref else 40
     if args.env.startswith(GYM_PREFIX):
         raise CliError("bench takes one of our games; it measures Gymnasium's own beside it")
     try:
@@ -180,6 +184,8 @@ def cmd_bench(args, out):
     if args.repeats < 1:
         raise CliError(f"--repeats must be at least 1, got {args.repeats}")
     check_plot(args.plot)
+    if args.compare_ref is not None:
+        return bench_ref.run(args, out, spec, gym_id, ns, threads)
     if gate:
         if args.plot:
             raise CliError("--plot draws a plain bench or --history, not --save/--compare")
@@ -297,16 +303,27 @@ def add_parser(sub):
     check.add_argument(
         "--compare",
         metavar="FILE",
-        help="compare with a saved run; exit 1 on a slowdown over --fail-over",
+        help="compare with a saved run; exit 1 on a slowdown over --fail-over (the machine's "
+        "state between the two runs enters the figures: see --compare-ref)",
+    )
+    check.add_argument(
+        "--compare-ref",
+        metavar="REV",
+        help="time git revision REV's code and this code in the same run, rounds alternating, "
+        "in two worker processes; exit 1 when a case is slower by more than --fail-over",
     )
     check.add_argument(
         "--fail-over",
         default="10%",
         metavar="PCT",
-        help="slowdown that fails --compare when its interval is clear (default %(default)s)",
+        help="slowdown that fails --compare when its interval is clear, --compare-ref when its "
+        "whole interval is above it (default %(default)s)",
     )
     check.add_argument(
-        "--rounds", type=int, default=40, help="rounds of each target (default %(default)s)"
+        "--rounds",
+        type=int,
+        default=None,
+        help=f"rounds of each target (default 40; {bench_ref.DEFAULT_ROUNDS} with --compare-ref)",
     )
     check.add_argument(
         "--history", metavar="DIR", help="with --plot: the figures of the runs saved in DIR"
