@@ -22,9 +22,18 @@ largest change seen, and writes them as JSON (``--out``).
 ``--via cli`` does the same with ``vecenv bench --save/--compare`` (CartPole, N = 64 and 4096, one
 and two threads, Gymnasium beside), the plain rule then applied to the raw round times of the
 same runs (the best round now over the best round of the baseline).
+
+``--via ref`` measures ``vecenv bench --compare-ref HEAD`` instead (no saved baseline): each run
+compares HEAD with this tree (same code) and, interleaved with it, HEAD with a temporary worktree
+of HEAD whose ``Engine.step`` spins 15% longer than the step took (``--slowdown``); ``--load 1``
+keeps one core busy with another process (``while True: pass``) for the whole measurement. A
+false alarm: a same-code run that fails; a catch: a slowed run whose every gated case fails.
+
+    python benchmarks/gate_proof.py --via ref --runs 20 --load 1
 """
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -152,6 +161,100 @@ def cli_run(base, threshold, slowdown, tmp, i):
     }
 
 
+REF_ARGS = ("bench", "--compare-ref", "HEAD", "--num-envs", "64,4096", "--threads", "1")
+STEP = "        return self.step_flat(self._actions(actions))\n"
+SLOWED_STEP = """        start = _slow_clock()
+        result = self.step_flat(self._actions(actions))
+        # The spin's own clock reads are part of the slowdown: left out of it.
+        until = start + (_slow_clock() - start) * (1.0 + {slowdown}) - _SLOW_READ
+        while _slow_clock() < until:  # the injected slowdown (gate_proof.py)
+            pass
+        return result
+"""
+SLOW_HEAD = """from time import perf_counter as _slow_clock
+
+_SLOW_READ = min(-_slow_clock() + _slow_clock() for _ in range(10000))
+"""
+ROW = re.compile(r"^(\S+ N=\d+ T=\d+)\s+\S+\s+\S+\s+([+-][\d.]+)%\s.*\s(\S+)$")
+
+
+@contextlib.contextmanager
+def slowed_tree(slowdown):
+    """A worktree of HEAD, its ``Engine.step`` slower by ``slowdown``; removed afterwards."""
+    sys.path.insert(0, str(ROOT))
+    from vecenv.perf import worktree
+
+    with worktree.checkout(ROOT, "HEAD") as (folder, _):
+        engine = folder / "vecenv" / "engine.py"
+        text = engine.read_text()
+        if text.count(STEP) != 1:
+            raise SystemExit("Engine.step is not the one line this script knows how to slow")
+        text = text.replace(STEP, SLOWED_STEP.format(slowdown=slowdown))
+        engine.write_text(text.replace("\nimport ", "\n" + SLOW_HEAD + "import ", 1))
+        yield folder
+
+
+@contextlib.contextmanager
+def busy_cores(count):
+    """``count`` processes spinning at nice 0 while the block runs, killed afterwards."""
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+
+
+def ref_run(tree, rounds, threshold):
+    """One ``vecenv bench --compare-ref HEAD`` of the code in ``tree``: exit code, cases."""
+    cmd = [sys.executable, "-m", "vecenv", *REF_ARGS, "--rounds", str(rounds)]
+    cmd += ["--fail-over", threshold]
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    proc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
+    out = proc.stdout + proc.stderr
+    cases = {m[1]: (float(m[2]) / 100, m[3]) for line in out.splitlines() if (m := ROW.match(line))}
+    if proc.returncode not in (0, 1) or not cases:
+        raise SystemExit(f"--compare-ref failed (exit {proc.returncode}):\n{out[-3000:]}")
+    return proc.returncode, cases
+
+
+def ref_main(args):
+    """``--via ref``: false alarms on the same code, catches of a slowed build."""
+    results, start = [], time.time()
+    with slowed_tree(args.slowdown) as slow, busy_cores(args.load):
+        for i in range(args.runs):
+            for label, tree in (("same code", ROOT), (f"{args.slowdown:.0%} slower", slow)):
+                code, cases = ref_run(tree, args.rounds, args.threshold)
+                results.append({"build": label, "exit": code, "cases": cases})
+                shown = "  ".join(f"{c} {x:+.1%} {v}" for c, (x, v) in cases.items())
+                print(f"run {i + 1:2d} {label:10s} exit {code}  {shown}", flush=True)
+    same = [r for r in results if r["build"] == "same code"]
+    slow = [r for r in results if r["build"] != "same code"]
+    summary = {
+        "via": "ref",
+        "command": " ".join(REF_ARGS) + f" --rounds {args.rounds} --fail-over {args.threshold}",
+        "slowdown": args.slowdown,
+        "busy_processes": args.load,
+        "runs_each": args.runs,
+        "false_alarms": sum(r["exit"] == 1 for r in same),
+        "caught": sum(all(v == "SLOWER" for _, v in r["cases"].values()) for r in slow),
+        "same_change_range": [
+            min(x for r in same for x, _ in r["cases"].values()),
+            max(x for r in same for x, _ in r["cases"].values()),
+        ],
+        "slowed_change_range": [
+            min(x for r in slow for x, _ in r["cases"].values()),
+            max(x for r in slow for x, _ in r["cases"].values()),
+        ],
+        "seconds": round(time.time() - start),
+        "load_average": list(os.getloadavg()),
+        "runs": results,
+    }
+    Path(args.out).write_text(json.dumps(summary, indent=1))
+    print(json.dumps({k: v for k, v in summary.items() if k != "runs"}, indent=1))
+
+
 def tally(results, names):
     """Per build: false alarms and catches of both checks, the changes seen."""
     gated = {n: c["gate"] for r in results for n, c in r["changes"].items()}
@@ -189,11 +292,16 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=20, help="runs of each build (default 20)")
     ap.add_argument("--threshold", default="10%", help="both checks' threshold (default 10%%)")
     ap.add_argument("--out", default="gate_proof.json", help="where the figures go (JSON)")
-    ap.add_argument("--via", choices=("pytest", "cli"), default="pytest")
+    ap.add_argument("--via", choices=("pytest", "cli", "ref"), default="pytest")
+    ap.add_argument("--slowdown", type=float, default=0.15, help="--via ref: the injected slowdown")
+    ap.add_argument("--load", type=int, default=0, help="--via ref: busy processes beside it")
+    ap.add_argument("--rounds", type=int, default=200, help="--via ref: paired rounds per case")
     ap.add_argument("--child", type=float, help=argparse.SUPPRESS)
     args, rest = ap.parse_known_args(argv)
     if args.child is not None:
         cli_child(args.child, [a for a in rest if a != "--"])
+    if args.via == "ref":
+        return ref_main(args)
     with tempfile.TemporaryDirectory(prefix="vecenv-gate-proof-") as tmp:
         storage = Path(tmp) / "storage"
         if args.via == "pytest":
