@@ -223,3 +223,21 @@ def test_readme_commands_in_order_leave_a_working_install(tmp_path):
     )
     assert listing.returncode == 0, listing.stderr
     assert b"cartpole" in listing.stdout
+
+
+def test_a_users_game_compiles_into_vecenvs_cache_not_its_folder(tmp_path):
+    """numba's entries of a game registered from a folder go to VECENV_CACHE_DIR, never beside
+    the user's files."""
+    from vecenv import scaffold
+
+    cache = tmp_path / "cache"
+    code = (
+        "import sys, numpy as np, vecenv\n"
+        "name = vecenv.register(sys.argv[1])\n"
+        "vecenv.make(name, num_envs=2, seed=0).step(np.zeros((2, 2), dtype=np.int64))\n"
+    )
+    folder = scaffold.write_game("tiny", tmp_path / "games", agents=2)
+    env = dict(os.environ, VECENV_CACHE_DIR=str(cache))
+    subprocess.run([sys.executable, "-c", code, str(folder)], env=env, check=True, cwd=tmp_path)
+    assert not [p for p in Path(folder).rglob("*") if p.suffix in (".nbi", ".nbc")]
+    assert [p for p in (cache / "numba").rglob("*.nbi") if p.parent.name.startswith("tiny_")]
