@@ -279,6 +279,43 @@ def game_module(name, part):
         raise
 
 
+def _sources_digest(folder):
+    """A hash of what makes the game: its spec and its Python modules (not its tests); line ends
+    normalised, so a checkout on another system hashes the same."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.iterdir()):
+        if path.suffix in (".json", ".py") and path.is_file() and not path.name.startswith("test_"):
+            digest.update(path.name.encode() + b"\0")
+            digest.update(path.read_bytes().replace(b"\r\n", b"\n") + b"\0")
+    return digest.hexdigest()
+
+
+def identity(name):
+    """What a pickle remembers of its game, to be sure it loads into the same one
+    (``check_identity``): the folder it came from and a hash of its spec and sources."""
+    game = get_game(name)
+    return {"folder": str(game.folder), "sources": _sources_digest(game.folder)}
+
+
+def check_identity(name, folder, remembered):
+    """Make ``name`` the game a pickle was made with: register its ``folder`` (a game registered
+    at run time there) where no game of that name is known, and refuse (``ValueError`` naming
+    both folders) a game of that name whose spec or sources differ from those remembered. The
+    same sources in another folder (another install, a Ray worker's machine) are the same game.
+    Pickles made before identities were remembered (``remembered`` None) are taken as they are."""
+    if folder is not None and name not in games():
+        register(folder)
+    if remembered is None:
+        return
+    game = get_game(name)
+    if _sources_digest(game.folder) != remembered["sources"]:
+        raise ValueError(
+            f"a pickled engine of {name!r} was made with the game in {remembered['folder']}, but "
+            f"{name!r} here is the game in {game.folder} ({game.origin}), whose spec or rules "
+            "differ; register the same game before loading it"
+        )
+
+
 def list_envs():
     """The names of all games."""
     return list(games())
