@@ -66,3 +66,14 @@ def test_check_refuses_unknown_games_and_checks(capsys, tmp_path):
     assert code == 2 and "no check 'everything'" in err
     code, _, err = run(capsys, "check", str(tmp_path / "nowhere"))
     assert code == 2 and "no such game folder" in err
+
+
+def test_new_refuses_a_name_that_could_never_register_before_writing(capsys, tmp_path):
+    for name, words in [
+        ("cartpole", "bundled game 'cartpole'"),
+        ("tic_tac_toe", "bundled game 'tictactoe'"),  # its Gymnasium id, TicTacToe-v0
+        ("class", "lower-case letters"),
+    ]:
+        code, _, err = run(capsys, "new", name, "--dir", str(tmp_path))
+        assert code == 2 and words in err, err
+    assert list(tmp_path.iterdir()) == []
