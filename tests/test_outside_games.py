@@ -473,7 +473,9 @@ def test_a_folder_of_no_game_name_on_the_path_is_left_out(tmp_path):
     games = tmp_path / "games"
     folder = copy_walk(games, "walk").rename(games / "Cartpole")
     (folder / "walk.json").rename(folder / "Cartpole.json")
-    code = "import vecenv; print('Cartpole' in vecenv.list_envs(), vecenv.get_spec('cartpole').gym)"
+    code = (
+        "import vecenv; print('Cartpole' in vecenv.list_envs(), vecenv.make('cartpole').spec.gym)"
+    )
     done = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
