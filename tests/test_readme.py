@@ -55,7 +55,6 @@ sys.exit(1 if runner.failures or not test.examples else 0)
 # Blocks that fail as written today, in sections whose text is being corrected elsewhere:
 # (section, index of the block in its section) -> reason. Each is reported as skipped.
 KNOWN_FAILING = {
-    ("Write your own game", 3): "gymnasium is not imported (the block names gymnasium.make_vec)",
     ("Ray: past one machine", 0): "fixed in the Ray section",
 }
 
