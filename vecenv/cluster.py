@@ -4,10 +4,15 @@ Shared by ``vecenv.ray`` (distributed vector environments) and ``vecenv.selfplay
 spread over a cluster); it imports nothing of vecenv, so either may use it.
 """
 
+import socket
+
 try:
     import ray
 except ImportError:  # pragma: no cover - the extra is missing
     ray = None
+
+
+CONNECT_TIMEOUT = 10.0  # seconds to wait for a cluster's address to answer at all
 
 
 def require_ray():
@@ -26,8 +31,45 @@ def connect(address=None, **init_kwargs):
     """
     require_ray()
     if not ray.is_initialized():
+        if address == "auto":
+            address = _running_cluster()
+        _answers(address, CONNECT_TIMEOUT)
         ray.init(address=None if address is True else address, **init_kwargs)
     return ray
+
+
+def _running_cluster():
+    """The address "auto" stands for (``RAY_ADDRESS``, else the cluster last started on this
+    machine), found as ``ray.init`` finds it; ConnectionError where there is none."""
+    try:
+        from ray._private.services import get_ray_address_from_environment
+    except ImportError:  # another Ray: leave "auto" to ray.init
+        return "auto"
+    try:
+        found = get_ray_address_from_environment("auto", None)
+    except ConnectionError:
+        raise
+    except Exception as e:  # Ray's own lookup failed: there is no cluster to join
+        raise ConnectionError(f"no running Ray cluster found ({e})") from None
+    if found in (None, "auto"):
+        raise ConnectionError("no running Ray cluster found on this machine")
+    return found
+
+
+def _answers(address, timeout):
+    """ConnectionError unless something listens at ``address`` where it names a host and port
+    ("host:6379", "ray://host:10001"): Ray itself keeps retrying a dead address for minutes."""
+    if not isinstance(address, str):
+        return
+    host, sep, port = address.split("://", 1)[-1].rpartition(":")
+    if not sep or not port.isdigit():  # "auto", "local" and the like: Ray's own lookup
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout).close()
+    except TimeoutError:
+        raise ConnectionError(f"no Ray cluster answers at {address} within {timeout:g} s") from None
+    except OSError as e:
+        raise ConnectionError(f"no Ray cluster answers at {address} ({e.strerror or e})") from None
 
 
 def cpus():
