@@ -392,3 +392,19 @@ def test_a_ray_address_where_nothing_listens_fails_at_once(capsys):
     code, out, err = run(capsys, *PLAY, "--ray", "127.0.0.1:1")
     assert code == 2 and out == ""
     assert "no Ray cluster answers at 127.0.0.1:1" in err
+
+
+def test_ray_auto_is_the_running_cluster_or_else_a_new_local_one(monkeypatch):
+    from vecenv import cluster
+    from vecenv.cli.common import connect_ray
+
+    calls = []
+
+    def connect(address=None):  # no cluster runs here: Ray's "auto" finds none
+        calls.append(address)
+        if address == "auto":
+            raise ConnectionError("no running Ray cluster found on this machine")
+        return "a local Ray"
+
+    monkeypatch.setattr(cluster, "connect", connect)
+    assert connect_ray("auto") == "a local Ray" and calls == ["auto", None]
