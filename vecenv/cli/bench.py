@@ -16,7 +16,16 @@ import time
 import numpy as np
 
 from . import bench_gate
-from .common import GYM_PREFIX, CliError, Progress, parse_ints
+from .common import (
+    GYM_PREFIX,
+    CliError,
+    Progress,
+    check_output_file,
+    parse_ints,
+    positive_float,
+    positive_int,
+    seed,
+)
 from .train import sample
 
 DEFAULT_SECONDS = 0.3
@@ -129,6 +138,7 @@ def check_plot(path):
         import matplotlib  # noqa: F401
     except ImportError:
         raise CliError("--plot needs matplotlib: pip install matplotlib") from None
+    check_output_file(path, "--plot")
 
 
 def plot(path, title, ns, ours, theirs, their_label):
@@ -180,6 +190,8 @@ def cmd_bench(args, out):
     if args.repeats < 1:
         raise CliError(f"--repeats must be at least 1, got {args.repeats}")
     check_plot(args.plot)
+    if args.save:
+        check_output_file(args.save, "--save")
     if gate:
         if args.plot:
             raise CliError("--plot draws a plain bench or --history, not --save/--compare")
@@ -276,14 +288,19 @@ def add_parser(sub):
     )
     bench.add_argument("--threads", default="1", help="comma-separated thread counts (default 1)")
     budget = bench.add_mutually_exclusive_group()
-    budget.add_argument("--steps", type=int, help="batched steps per measurement")
+    budget.add_argument("--steps", type=positive_int, help="batched steps per measurement")
     budget.add_argument(
-        "--seconds", type=float, help="seconds per measurement (default 0.3 unless --steps)"
+        "--seconds",
+        type=positive_float,
+        help="seconds per measurement (default 0.3 unless --steps)",
     )
     bench.add_argument(
-        "--repeats", type=int, default=3, help="runs per figure; the median counts (default 3)"
+        "--repeats",
+        type=positive_int,
+        default=3,
+        help="runs per figure; the median counts (default 3)",
     )
-    bench.add_argument("--seed", type=int, default=0, help="seed of the envs and the actions")
+    bench.add_argument("--seed", type=seed, default=0, help="seed of the envs and the actions")
     bench.add_argument(
         "--device", choices=("cpu", "cuda"), default="cpu", help="where vecenv runs (default cpu)"
     )
@@ -306,7 +323,10 @@ def add_parser(sub):
         help="slowdown that fails --compare when its interval is clear (default %(default)s)",
     )
     check.add_argument(
-        "--rounds", type=int, default=40, help="rounds of each target (default %(default)s)"
+        "--rounds",
+        type=positive_int,
+        default=40,
+        help="rounds of each target (default %(default)s)",
     )
     check.add_argument(
         "--history", metavar="DIR", help="with --plot: the figures of the runs saved in DIR"
