@@ -52,12 +52,6 @@ runner.run(test)
 sys.exit(1 if runner.failures or not test.examples else 0)
 """
 
-# Blocks that fail as written today, in sections whose text is being corrected elsewhere:
-# (section, index of the block in its section) -> reason. Each is reported as skipped.
-KNOWN_FAILING = {
-    ("Ray: past one machine", 0): "fixed in the Ray section",
-}
-
 
 @dataclass
 class Block:
@@ -242,8 +236,6 @@ def console_commands(code):
 def test_readme_block(block, folders):
     if "skip" in block.directives:
         pytest.skip(block.directives["skip"])
-    if (block.section, block.index) in KNOWN_FAILING:
-        pytest.skip(KNOWN_FAILING[(block.section, block.index)])
     needed = block.directives.get("requires")
     if needed and importlib.util.find_spec(needed) is None:
         if os.environ.get("CI"):
