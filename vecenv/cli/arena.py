@@ -47,7 +47,11 @@ def cmd_serve(args, out):
         print(f"vecenv arena on http://{args.host}:{port} (database {args.db})", file=out)
         out.flush()
 
-    serve(arena, args.host, args.port, threads=args.threads, ready=ready)
+    limits = {"connection_limit": args.connection_limit, "channel_timeout": args.channel_timeout}
+    limits = {name: value for name, value in limits.items() if value is not None}
+    if any(value <= 0 for value in limits.values()):
+        raise CliError("--connection-limit and --channel-timeout must be positive")
+    serve(arena, args.host, args.port, threads=args.threads, ready=ready, **limits)
     return 0
 
 
@@ -201,6 +205,16 @@ def add_parser(sub):
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (8000; 0 picks a free one)")
     serve.add_argument("--threads", type=int, default=8, help="request threads (8)")
+    serve.add_argument(
+        "--connection-limit",
+        type=int,
+        help="open connections at most; past it new ones wait (1000)",
+    )
+    serve.add_argument(
+        "--channel-timeout",
+        type=int,
+        help="seconds an idle connection stays open (30)",
+    )
     serve.set_defaults(func=cmd_serve)
 
     env = commands.add_parser("env", help="add or list environments")
