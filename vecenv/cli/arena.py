@@ -117,18 +117,21 @@ def cmd_agents(args, out):
         agents = _arena(args).agents(args.env)
     except ValueError as e:
         raise CliError(str(e)) from None
+    # Until an agent is fully evaluated its rating is still INITIAL_RATING, which says nothing
+    # of it: "-" then; the mean of its recent outcomes is what it has earned so far. Four
+    # significant digits keep small outcomes (0.0004) and large returns (487.2) readable.
     rows = [
         [
             a["env"],
             a["agent"],
-            f"{a['rating']:.3f}",
-            f"{a['current_rating']:.3f}",
+            f"{a['rating']:.4g}" if a["fully_evaluated"] else "-",
+            f"{a['current_rating']:.4g}",
             a["runs"],
             "yes" if a["fully_evaluated"] else "no",
         ]
         for a in agents
     ]
-    headers = ["env", "agent", "rating", "current", "runs", "evaluated"]
+    headers = ["env", "agent", "rating", "mean", "runs", "evaluated"]
     print_table(rows, headers, out, right=(2, 3, 4))
     return 0
 
