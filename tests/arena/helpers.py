@@ -180,3 +180,15 @@ class Unabandonable(RockPaperScissors):
 
     settings = copy.copy(RockPaperScissors.settings)
     settings.CAN_ABANDON_RUNS = False
+
+
+def rows_of(arena, name):
+    """An agent's row and its runs, as plain values (to compare before and after)."""
+    with arena.Session() as session:
+        agent = session.scalars(select(AgentRow).where(AgentRow.name == name)).one()
+        runs = session.scalars(select(RunRow).where(RunRow.agent_id == agent.id))
+        agent_columns, run_columns = AgentRow.__table__.columns, RunRow.__table__.columns
+        return (
+            [getattr(agent, c.key) for c in agent_columns],
+            sorted(tuple(getattr(r, c.key) for c in run_columns) for r in runs),
+        )

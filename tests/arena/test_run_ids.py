@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from vecenv.arena import Arena, ArenaError
-from vecenv.arena.models import AgentRow, RunRow
+from vecenv.arena.models import RunRow
 from vecenv.arena.protocol import MAX_RUN_ID, parse_run_id
 
-from .helpers import RPS, SHORT_RPS, assert_rps_runs_and_ratings, request, snapshot
+from .helpers import RPS, SHORT_RPS, assert_rps_runs_and_ratings, request, rows_of, snapshot
 
 # Spellings of run 1 (or 10) that int() or str.isdigit accept, and identifiers past the column.
 ALIASES = [
@@ -138,8 +138,8 @@ def test_stored_history_always_agrees_with_stored_state(tmp_path_factory, data):
 
 
 def _play_hostile(arena, alice, data):
-    alice_id = _rows_of(arena, "alice")[0][0]
-    bob_before = _rows_of(arena, "bob")
+    alice_id = rows_of(arena, "alice")[0][0]
+    bob_before = rows_of(arena, "bob")
     for _ in range(data.draw(st.integers(1, 4), label="requests")):
         with arena.Session() as session:
             runs = session.scalars(select(RunRow)).all()
@@ -158,7 +158,7 @@ def _play_hostile(arena, alice, data):
         except ArenaError as exc:
             assert 400 <= exc.status < 500, exc.message
         assert_rps_runs_and_ratings(arena, 0)
-        assert _rows_of(arena, "bob") == bob_before
+        assert rows_of(arena, "bob") == bob_before
 
 
 def _action(run, played):
@@ -170,15 +170,3 @@ def _action(run, played):
             "action": st.integers(0, 2),
         }
     )
-
-
-def _rows_of(arena, name):
-    """An agent's row and its runs, as plain values."""
-    with arena.Session() as session:
-        agent = session.scalars(select(AgentRow).where(AgentRow.name == name)).one()
-        runs = session.scalars(select(RunRow).where(RunRow.agent_id == agent.id))
-        agent_columns, run_columns = AgentRow.__table__.columns, RunRow.__table__.columns
-        return (
-            [getattr(agent, c.key) for c in agent_columns],
-            sorted(tuple(getattr(r, c.key) for c in run_columns) for r in runs),
-        )

@@ -2,17 +2,20 @@
 
 Routes, as AISysProj names them: ``GET|PUT /act/<env>`` (an agent's request), ``/`` (the
 environments), ``/env/<env>`` (the leaderboard), ``/agent/<env>/<agent>`` and
-``/run/<env>/<run>``. A refused request is answered with its status and
-``{"errorcode", "errorname", "description"}``, as AISysProj's are.
+``/run/<env>/<run>``; ``/openapi.json`` describes them (OpenAPI 3). A refused request is
+answered with its status and ``{"errorcode", "errorname", "description"}``, as AISysProj's are.
 """
 
 import json
+from importlib import resources
 
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.http import HTTP_STATUS_CODES
 
 from .protocol import MAX_BODY, ArenaError
+
+OPENAPI = resources.files(__package__) / "openapi.json"  # the routes below, described
 
 
 def _error(status, name, description):
@@ -44,6 +47,10 @@ def create_app(arena):
 
     def page(text):
         return Response(text, mimetype="text/html")
+
+    @app.route("/openapi.json")
+    def openapi():
+        return Response(OPENAPI.read_bytes(), mimetype="application/json")
 
     @app.route("/")
     def index():
