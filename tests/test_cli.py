@@ -323,3 +323,88 @@ def test_play_refuses_unknown_agents_and_games():
         assert main(["play", "nogame", "--agents", "random", "random"]) == 2
         assert main(["play", "connectx", "--agents", "random", "random", "--matches", "0"]) == 2
     assert "unknown agent 'negamx'" in err.getvalue() and "unknown game" in err.getvalue()
+
+
+# -- flags checked before any work ---------------------------------------------------------------
+
+PLAY = ["play", "tictactoe", "--agents", "random", "reaction"]
+TOURNAMENT = ["tournament", "tictactoe", "--agents", "random", "reaction"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (PLAY + ["--matches", "0"], "--matches"),
+        (PLAY + ["--threads", "0"], "--threads"),
+        (PLAY + ["--seed", "-1"], "--seed"),
+        (PLAY + ["--replay-match", "-2"], "--replay-match"),
+        (TOURNAMENT + ["--matches-per-pair", "0"], "--matches-per-pair"),
+        (TOURNAMENT + ["--threads", "-3"], "--threads"),
+        (TOURNAMENT + ["--seed", "-1"], "--seed"),
+        (["bench", "--seconds", "inf"], "--seconds"),
+        (["bench", "--seconds", "nan"], "--seconds"),
+        (["bench", "--repeats", "0"], "--repeats"),
+        (["bench", "--steps", "0"], "--steps"),
+        (["bench", "--rounds", "0"], "--rounds"),
+        (["train", "random", "--env", "CartPole-v1", "--episodes", "0"], "--episodes"),
+        (["train", "random", "--env", "CartPole-v1", "--seed", "-5"], "--seed"),
+    ],
+)
+def test_numbers_out_of_range_are_usage_errors(capsys, argv, flag):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert f"argument {flag}:" in err and "Traceback" not in err
+
+
+def test_play_help_names_every_two_agent_game_and_a_plain_percent(capsys):
+    for command in ("play", "tournament"):
+        code, out, _ = run(capsys, command, "--help")
+        assert code == 0 and "%%" not in out
+        two = [n for n, s in registry.specs().items() if s.num_agents == 2]
+        assert set(two) > {"connectx", "othello"}
+        assert all(name in out for name in two), out
+    code, out, _ = run(capsys, "play", "--help")
+    assert "95% confidence" in " ".join(out.split())
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        TOURNAMENT + ["--html", "{file}/table.html"],
+        TOURNAMENT + ["--html", "{dir}/no/such/table.html"],
+        TOURNAMENT + ["--html", "{dir}.html"],
+        PLAY + ["--replay", "{file}/match.html"],
+        ["train", "random", "--env", "CartPole-v1", "--render-to", "{file}/frames.png"],
+        ["bench", "--save", "{file}/run.json"],
+    ],
+)
+def test_an_output_path_that_cannot_be_written_fails_before_any_work(capsys, tmp_path, argv):
+    (tmp_path / "a_file").write_text("")
+    (tmp_path / "a_dir.html").mkdir()
+    where = {"file": str(tmp_path / "a_file"), "dir": str(tmp_path / "a_dir")}
+    code, out, err = run(capsys, *(a.format(**where) for a in argv))
+    assert code == 2 and out == ""  # nothing played, measured or printed
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_ray_address_where_nothing_listens_fails_at_once(capsys):
+    pytest.importorskip("ray")
+    code, out, err = run(capsys, *PLAY, "--ray", "127.0.0.1:1")
+    assert code == 2 and out == ""
+    assert "no Ray cluster answers at 127.0.0.1:1" in err
+
+
+def test_ray_auto_is_the_running_cluster_or_else_a_new_local_one(monkeypatch):
+    from vecenv import cluster
+    from vecenv.cli.common import connect_ray
+
+    calls = []
+
+    def connect(address=None):  # no cluster runs here: Ray's "auto" finds none
+        calls.append(address)
+        if address == "auto":
+            raise ConnectionError("no running Ray cluster found on this machine")
+        return "a local Ray"
+
+    monkeypatch.setattr(cluster, "connect", connect)
+    assert connect_ray("auto") == "a local Ray" and calls == ["auto", None]

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 from tests.test_cli import run
+from tests.test_outside_games import ROOT
 
 
 def test_new_writes_a_game_whose_own_test_passes(capsys, tmp_path):
@@ -66,3 +67,79 @@ def test_check_refuses_unknown_games_and_checks(capsys, tmp_path):
     assert code == 2 and "no check 'everything'" in err
     code, _, err = run(capsys, "check", str(tmp_path / "nowhere"))
     assert code == 2 and "no such game folder" in err
+
+
+def test_new_refuses_a_name_that_could_never_register_before_writing(capsys, tmp_path):
+    for name, words in [
+        ("cartpole", "bundled game 'cartpole'"),
+        ("tic_tac_toe", "bundled game 'tictactoe'"),  # its Gymnasium id, TicTacToe-v0
+        ("class", "lower-case letters"),
+    ]:
+        code, _, err = run(capsys, "new", name, "--dir", str(tmp_path))
+        assert code == 2 and words in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+STEP_LINE = "    s.position += 1 if actions[0] == 1 else -1\n"
+BROKEN_STEPS = {
+    # rules that never return: a loop whose values cycle below its bound
+    "endless": STEP_LINE
+    + "    while s.position < 1000:\n        s.position = (s.position * 3) % 7\n",
+    # a write 8 TiB past a small array: far outside any mapping, so SIGSEGV every time
+    "wild": STEP_LINE + "    rewards[1 << 40] = 1.0\n",
+}
+
+
+def _check_broken(tmp_path, kind):
+    from vecenv import scaffold
+
+    folder = scaffold.write_game(kind, tmp_path)
+    rules = folder / "rules.py"
+    rules.write_text(rules.read_text().replace(STEP_LINE, BROKEN_STEPS[kind], 1))
+    done = subprocess.run(
+        [sys.executable, "-m", "vecenv", "check", str(folder), "--timeout", "30"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=240,  # far past the check's own limit: the command must end by itself
+    )
+    lines = {line.split("  ")[0].strip(): line for line in done.stdout.splitlines()}
+    return done, lines
+
+
+def test_check_fails_rules_that_never_return_after_the_timeout(tmp_path):
+    done, lines = _check_broken(tmp_path, "endless")
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "PASS" in lines["spec"]
+    assert "FAIL" in lines["batch"] and "timed out: no result after 30 s" in lines["batch"]
+    assert "Engine.step" in lines["batch"] and "check_batch" in lines["batch"]
+    assert "SKIP" in lines["speed"] and "not run: 'batch' timed out" in lines["speed"]
+    assert "endless: 1 of 11 checks passed (9 skipped), 1 failed" in done.stdout
+
+
+def test_check_fails_rules_that_crash_the_process_naming_the_signal(tmp_path):
+    done, lines = _check_broken(tmp_path, "wild")
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "FAIL" in lines["batch"] and "killed by SIGSEGV" in lines["batch"]
+    assert "Engine.step" in lines["batch"]
+    assert "not run: the process running 'batch' crashed" in lines["threads"]
+    assert "wild: 1 of 11 checks passed (9 skipped), 1 failed" in done.stdout
+
+
+def test_check_refuses_a_timeout_that_is_no_positive_number(capsys):
+    code, _, err = run(capsys, "check", "cartpole", "--timeout", "0")
+    assert code == 2 and "--timeout must be a positive number" in err
+
+
+def test_without_hypothesis_the_fuzzing_checks_name_the_game_extra(monkeypatch):
+    import tomllib
+
+    from vecenv import testing
+
+    monkeypatch.setitem(sys.modules, "hypothesis", None)  # import hypothesis: ImportError
+    result = testing.run_checks("catch", ["fuzz actions"])[0]
+    assert result.status == "skip" and 'pip install "vecenv[game]"' in result.detail
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert {r.split(">")[0] for r in extras["game"]} == {"pytest", "hypothesis"}

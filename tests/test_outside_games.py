@@ -441,3 +441,48 @@ def test_a_new_game_is_a_full_citizen_each_way_it_comes(tmp_path, way):
     assert out["cli"] == dict.fromkeys(["list", "play", "train", "bench", "check", "arena"], 0) | {
         "listed": True
     }
+
+
+@pytest.mark.parametrize("name", ["Cartpole", "CartPole-v1", "x y", "class", "9lives"])
+def test_a_folder_whose_name_is_no_game_name_is_refused(tmp_path, name):
+    """One rule for names (``vecenv new``'s): a folder differing from a bundled game only in case
+    never takes its place, and a name generated code cannot hold is a clear error."""
+    folder = copy_walk(tmp_path, "walk")
+    folder = folder.rename(tmp_path / name)
+    (folder / "walk.json").rename(folder / f"{name}.json")
+    with pytest.raises(vecenv.GameError, match="lower-case letters") as raised:
+        vecenv.register(folder)
+    assert str(folder) in str(raised.value)
+    assert registry.get_game("cartpole").origin == "bundled"
+    assert vecenv.make("CartPole-v1").name == "cartpole"
+
+
+@pytest.mark.parametrize("gym_id", ["cartpole", "Catch", "catch-V0"])
+def test_a_gymnasium_id_equal_to_a_name_or_id_in_another_case_is_refused(tmp_path, gym_id):
+    folder = copy_walk(tmp_path, "other_walk")
+    spec = json.loads((folder / "other_walk.json").read_text())
+    spec["gym"]["id"] = gym_id
+    (folder / "other_walk.json").write_text(json.dumps(spec))
+    with pytest.raises(vecenv.GameError, match="already") as raised:
+        vecenv.register(folder)
+    assert str(folder) in str(raised.value) and "envs/" in str(raised.value)
+    assert "other_walk" not in vecenv.list_envs()
+
+
+def test_a_folder_of_no_game_name_on_the_path_is_left_out(tmp_path):
+    games = tmp_path / "games"
+    folder = copy_walk(games, "walk").rename(games / "Cartpole")
+    (folder / "walk.json").rename(folder / "Cartpole.json")
+    code = (
+        "import vecenv; print('Cartpole' in vecenv.list_envs(), vecenv.make('cartpole').spec.gym)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, VECENV_GAMES_PATH=str(games), PYTHONPATH=str(ROOT)),
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("False {'id': 'CartPole-v1'")
+    assert "left out" in done.stderr and "lower-case letters" in done.stderr

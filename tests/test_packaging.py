@@ -143,3 +143,101 @@ def test_generated_driver_name_changes_with_the_rules_source():
     b = build.driver_source(rules, False)
     assert a != b and "ACTION_DISCRETE = True" in a
     assert "def step_parallel(" in a and "nb.prange(states.shape[0])" in a
+
+
+def _venv_over_this_one(path):
+    """A fresh virtualenv whose site-packages also reads this one's (numpy, numba, gymnasium,
+    setuptools, ...) but not vecenv: installs of vecenv into it then need no download."""
+    import site
+    import sysconfig
+    import venv
+
+    venv.create(path, with_pip=False)
+    python = path / "bin" / "python"
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    ours = {sysconfig.get_paths()["purelib"], *site.getsitepackages()}
+    (Path(purelib) / "_parent_site.pth").write_text("\n".join(sorted(ours)) + "\n")
+    return python, Path(purelib)
+
+
+def _pip(python, *args, cwd=ROOT):
+    # pip runs from this environment, aimed at the new one's interpreter.
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "-q", *args],
+        check=True,
+        capture_output=True,
+        cwd=cwd,
+    )
+
+
+def test_readme_commands_in_order_leave_a_working_install(tmp_path):
+    """README's first command (install, then the benchmark) and then its second (an editable
+    install) in one virtualenv: numba's cache never lands in site-packages, so the uninstall
+    leaves no folder behind to shadow the editable install; the Quick start also runs from the
+    clone's root, where the source folder shadows the installed package."""
+    python, site_packages = _venv_over_this_one(tmp_path / "venv")
+    env = dict(os.environ, VECENV_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("PYTHONPATH", None)
+    _pip(python, "install", "--no-deps", "--no-build-isolation", ".")
+    bench = [str(python.parent / "vecenv"), "bench", "--num-envs", "1,64", "--steps", "20"]
+    done = subprocess.run(
+        [*bench, "--repeats", "1"], env=env, cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "CartPole" in done.stdout
+    installed = site_packages / "vecenv"
+    assert not [p for p in installed.rglob("*") if p.suffix in (".nbi", ".nbc")]
+    assert list((tmp_path / "cache").rglob("*.nbi"))  # the cache is where it belongs
+
+    # The Quick start's engine from the clone's root, against the installed package.
+    quick = (
+        "import numpy as np, vecenv\n"
+        "e = vecenv.make('cartpole', num_envs=8, seed=0)\n"
+        "e.step(np.ones(8, dtype=np.int64))\n"
+        "import vecenv.envs, vecenv.kernels\n"
+        "print(vecenv.envs.__file__)\n"
+    )
+    done = subprocess.run(
+        [python, "-c", quick], env=env, cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert Path(done.stdout.strip()).parent == ROOT / "envs"
+
+    _pip(python, "install", "--no-deps", "--no-build-isolation", "-e", ".")
+    assert not installed.exists(), sorted(map(str, installed.rglob("*")))[:10]
+    done = subprocess.run(
+        [python, "-c", "import vecenv; print(vecenv.make, vecenv.__version__)"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    listing = subprocess.run(
+        [str(python.parent / "vecenv"), "list"], env=env, cwd=tmp_path, capture_output=True
+    )
+    assert listing.returncode == 0, listing.stderr
+    assert b"cartpole" in listing.stdout
+
+
+def test_a_users_game_compiles_into_vecenvs_cache_not_its_folder(tmp_path):
+    """numba's entries of a game registered from a folder go to VECENV_CACHE_DIR, never beside
+    the user's files."""
+    from vecenv import scaffold
+
+    cache = tmp_path / "cache"
+    code = (
+        "import sys, numpy as np, vecenv\n"
+        "name = vecenv.register(sys.argv[1])\n"
+        "vecenv.make(name, num_envs=2, seed=0).step(np.zeros((2, 2), dtype=np.int64))\n"
+    )
+    folder = scaffold.write_game("tiny", tmp_path / "games", agents=2)
+    env = dict(os.environ, VECENV_CACHE_DIR=str(cache))
+    subprocess.run([sys.executable, "-c", code, str(folder)], env=env, check=True, cwd=tmp_path)
+    assert not [p for p in Path(folder).rglob("*") if p.suffix in (".nbi", ".nbc")]
+    assert [p for p in (cache / "numba").rglob("*.nbi") if p.parent.name.startswith("tiny_")]

@@ -110,3 +110,33 @@ def test_a_bad_position_or_one_agent_game_is_refused():
     env = vp.env("tictactoe")
     with pytest.raises(PositionError):
         env.reset(options={"position": {"observation": {"board": [7] * 9}}})
+
+
+@pytest.mark.parametrize(
+    "game, actions, missing",
+    [
+        ("connectx", {"player_1": 3}, "player_0"),
+        ("connectx", {}, "player_0"),
+        ("rps", {"player_0": 1}, "player_1"),
+        ("rps", {}, "player_0, player_1"),
+    ],
+)
+def test_the_parallel_face_refuses_a_missing_action_of_an_agent_to_move(game, actions, missing):
+    env = vp.parallel_env(game)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=f"no action for {missing}"):
+        env.step(actions)
+    assert env.engine.states["step"][0] == 0  # nothing was played
+
+
+@pytest.mark.parametrize("action", [True, False, np.bool_(True), np.array(True)])
+def test_both_faces_refuse_a_bool_for_a_move(action):
+    parallel = vp.parallel_env("connectx")
+    parallel.reset(seed=0)
+    with pytest.raises(TypeError, match="player_0's action must be an integer"):
+        parallel.step({"player_0": action, "player_1": 0})
+    aec = vp.env("rps")
+    aec.reset(seed=0)
+    with pytest.raises(TypeError, match="player_0's action must be an integer"):
+        aec.step(action)
+    assert parallel.engine.states["step"][0] == 0 and aec.engine.states["step"][0] == 0

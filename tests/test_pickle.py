@@ -2,7 +2,9 @@
 uses) and deep-copies mid-episode, and the copy continues bit-identically to the original."""
 
 import copy
+import json
 import pickle
+import shutil
 
 import cloudpickle
 import gymnasium
@@ -308,3 +310,36 @@ def test_a_pickle_whose_states_do_not_fit_is_refused():
         garbled = dict(state, arrays=dict(state["arrays"], _states=states))
         with pytest.raises(ValueError, match="_states does not fit this game"):
             object.__new__(vecenv.Engine).__setstate__(garbled)
+
+
+def test_a_pickle_refuses_another_game_of_its_name(tmp_path):
+    """A pickled engine of one folder's ``coins`` never plays another folder's ``coins``: the
+    pickle remembers its game's sources and loading compares them."""
+    from vecenv import scaffold
+
+    mine = scaffold.write_game("coins", tmp_path / "a", agents=2)
+    other = scaffold.write_game("coins", tmp_path / "b", agents=2)
+    spec = json.loads((other / "coins.json").read_text())
+    spec["configuration"]["pile"]["default"] = 13
+    (other / "coins.json").write_text(json.dumps(spec))
+    vecenv.register(mine)
+    data = pickle.dumps(vecenv.make("coins", num_envs=2, seed=1))
+    vecenv.unregister("coins")
+    vecenv.register(other)
+    with pytest.raises(ValueError, match="pickled engine of 'coins'") as raised:
+        pickle.loads(data)
+    assert str(mine) in str(raised.value) and str(other) in str(raised.value)
+
+
+def test_a_pickle_loads_into_the_same_game_in_another_folder(tmp_path):
+    """The same sources elsewhere (another install, a worker's machine) are the same game."""
+    from vecenv import scaffold
+
+    first = scaffold.write_game("coins", tmp_path / "a", agents=2)
+    vecenv.register(first)
+    engine = vecenv.make("coins", num_envs=2, seed=1)
+    data = pickle.dumps(engine)
+    vecenv.unregister("coins")
+    vecenv.register(shutil.copytree(first, tmp_path / "b" / "coins"))
+    loaded = pickle.loads(data)
+    assert same(loaded.get_state(), engine.get_state())

@@ -279,6 +279,47 @@ def test_a_worker_on_another_machine_takes_its_steps_by_ray_calls():
         vray.VectorEnv("cartpole", num_envs=2, num_workers=1, transport="carrier pigeon")
 
 
+def test_a_cluster_too_small_for_the_workers_says_so_at_once():
+    # Two nodes of 4 CPUs: three workers of 3 CPUs could never be placed (Ray would keep them
+    # pending and the first call would wait out its timeout).
+    with pytest.raises(ValueError, match=r"lacks the resources .* num_cpus_per_worker=2\b"):
+        vray.VectorEnv("cartpole", num_envs=3, num_workers=3, num_cpus_per_worker=3, timeout=5)
+    for bad in (-1, True, "1", float("nan")):
+        with pytest.raises(ValueError, match="num_cpus_per_worker"):
+            vray.VectorEnv("cartpole", num_envs=2, num_workers=2, num_cpus_per_worker=bad)
+
+
+def test_fractional_workers_and_a_closed_env_refuses_calls():
+    env = vray.VectorEnv("cartpole", num_envs=4, num_workers=2, seed=1, num_cpus_per_worker=0.25)
+    local = GameVectorEnv("cartpole", num_envs=4, seed=1)
+    assert same(env.reset(seed=1)[0], local.reset(seed=1)[0])
+    a = np.array([0, 1, 1, 0])
+    same_step(env.step(a), local.step(a))
+    env.close()
+    for call in (lambda: env.step(a), lambda: env.reset(seed=1), env.get_state):
+        with pytest.raises(RuntimeError, match="closed"):
+            call()
+
+
+def test_a_worker_uses_no_deprecated_ray_api():
+    import warnings
+
+    @vray.ray.remote
+    class Probe:
+        def build(self):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                make = dict(kind="game", game="cartpole", num_envs=1, seed=0)
+                vray.Worker(make, 0, 0)
+            return [str(w.message) for w in caught if "deprecated" in str(w.message).lower()]
+
+    probe = Probe.remote()
+    try:
+        assert vray.ray.get(probe.build.remote(), timeout=120) == []
+    finally:
+        vray.ray.kill(probe)
+
+
 def test_make_vec_with_num_workers():
     env = gymnasium.make_vec("vecenv/CartPole-v1", num_envs=4, num_workers=2, seed=6)
     local = gymnasium.make_vec("vecenv/CartPole-v1", num_envs=4, seed=6)

@@ -652,6 +652,7 @@ class Engine:
             "game": self.name,
             # A game registered at run time from a folder is registered again where it loads.
             "folder": str(game.folder) if game.origin == "registered" else None,
+            "identity": registry.identity(self.name),
             "num_envs": self.num_envs,
             "num_threads": self.num_threads,
             "autoreset": self.autoreset,
@@ -672,8 +673,7 @@ class Engine:
         }
 
     def __setstate__(self, state):
-        if state["folder"] is not None and state["game"] not in registry.games():
-            registry.register(state["folder"])
+        registry.check_identity(state["game"], state["folder"], state.get("identity"))
         threads = min(state["num_threads"], numba.config.NUMBA_NUM_THREADS)
         self.__init__(
             state["game"],

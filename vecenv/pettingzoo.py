@@ -8,9 +8,10 @@ to move, all moves where the game has none, nothing for an agent not to move). W
 follows Kaggle's statuses. In the AEC face the ACTIVE agents act, and the engine steps once every
 ACTIVE agent has acted (one agent in a turn-based game, all of them in a simultaneous one). The
 Parallel face takes every live agent's action each step and steps the engine once (the action of
-an agent not to move is ignored, as Kaggle's games ignore it). The rewards are the engine's; a game
-over terminates every agent; ``max_cycles`` steps of the engine (plies of a turn-based game,
-rounds of a simultaneous one) truncate them.
+an agent not to move is ignored, as Kaggle's games ignore it, and may be left out; a missing action
+of an agent to move is a ValueError). Actions are integers: bools are refused (TypeError). The
+rewards are the engine's; a game over terminates every agent; ``max_cycles`` steps of the engine
+(plies of a turn-based game, rounds of a simultaneous one) truncate them.
 """
 
 import numpy as np
@@ -75,6 +76,11 @@ class _Game:
         return {"observation": observation, "action_mask": mask}
 
     def check(self, agent, action):
+        # Discrete takes True for 1; the engine refuses bools, and so do we.
+        if isinstance(action, (bool, np.bool_)) or (
+            isinstance(action, np.ndarray) and action.dtype == np.bool_
+        ):
+            raise TypeError(f"{agent}'s action must be an integer, got {action!r}")
         if action not in self.action_spaces[agent]:
             raise ValueError(f"{agent}'s action {action!r} is outside {self.action_spaces[agent]}")
 
@@ -206,6 +212,10 @@ class GameParallel(_Face, ParallelEnv):
             if agent not in self.agents:
                 raise ValueError(f"{agent} is no live agent ({self.agents})")
             self._game.check(agent, action)
+        # A missing action of an agent to move would be played as the lowest move.
+        missing = [a for a in self.agents if a not in actions and self._game.active(index[a])]
+        if missing:
+            raise ValueError(f"no action for {', '.join(missing)}, who must act this step")
         rewards, terminated, truncated = self._game.step(
             {index[a]: int(m) for a, m in actions.items()}
         )

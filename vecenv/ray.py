@@ -28,10 +28,11 @@ from vecenv.engine import autoreset_mode as autoreset_mode_of
 from vecenv.engine import check_action_dtype, fresh_seed, is_integer
 from vecenv.gym.multiagent import batched, read_only
 from vecenv.gym.multiagent import flat as multiagent_flat
-from vecenv.gym.spaces import copy_obs, episode_obs
+from vecenv.gym.spaces import copy_obs
 
-from . import sharedarrays, sharedsteps
-from .cluster import connect, ray, require_ray  # noqa: F401  (re-exported)
+from . import rayresults, sharedarrays, sharedsteps
+from .cluster import check_room, connect, ray, require_ray, worker_cpus  # noqa: F401
+from .rayresults import split
 
 if ray is not None:
     from ray.exceptions import ActorUnavailableError, GetTimeoutError, RayActorError
@@ -39,18 +40,6 @@ if ray is not None:
 DEFAULT_TIMEOUT = 120.0  # seconds a worker may take to answer one call (a restart included)
 TRANSPORTS = ("shared", "ray")
 SHARED = "shared"  # in an answer: the arrays are in the driver's shared memory already
-
-
-def split(num_envs, num_workers):
-    """The (first, count) slices of ``num_envs`` episodes over ``num_workers`` workers: counts
-    differ by at most one, the larger first."""
-    base, extra = divmod(num_envs, num_workers)
-    slices, first = [], 0
-    for w in range(num_workers):
-        n = base + (w < extra)
-        slices.append((first, n))
-        first += n
-    return slices
 
 
 class Worker:
@@ -78,8 +67,6 @@ class Worker:
         self.direct = False  # the engine writes its observations straight into them
         self.lock = threading.Lock()  # the linked steps' thread and Ray's calls take turns
         self.conn = None
-        # A new process after a crash: its episodes are lost until the driver recovers them.
-        self.lost = ray.get_runtime_context().was_current_actor_reconstructed
 
     @property
     def engine(self):
@@ -96,7 +83,7 @@ class Worker:
         copy), and each result array's per-episode shape and dtype (flat names)."""
         env = self.env
         act_dtype = getattr(env.engine, "_act_dtype", np.dtype(np.int64))
-        arrays = _flat_results(
+        arrays = rayresults.flat_results(
             env._obs, env._rewards, env._terminated, env._truncated, self._steady_infos()
         )
         arrays["actions"] = np.zeros(env.action_space.shape, dtype=act_dtype)
@@ -139,7 +126,6 @@ class Worker:
             self.restart_infos = self._steady_infos()
             self.skip = self.mode == "next_step"
             self.frozen = self.mode == "disabled"
-            self.lost = False
         # The driver keeps the lost episodes' last observations in the shared arrays.
         linked = link is not None and self.link(*link, fill=False)
         return self.restart_obs, self.restart_infos, linked
@@ -159,7 +145,7 @@ class Worker:
         except OSError:
             return False
         with self.lock:
-            self.shared = _slice_results(arrays, self.first, self.n)
+            self.shared = rayresults.slice_results(arrays, self.first, self.n)
             self._write_obs_in_place(fill)
             if fill:
                 for key, value in self._steady_infos().items():
@@ -185,7 +171,7 @@ class Worker:
         engine = self.env.engine
         if self.steady or not hasattr(engine, "observe_into"):  # multi-agent: views of its own
             if fill:
-                _put(self.shared["obs"], self.env._obs, 0, self.n)
+                rayresults.put(self.shared["obs"], self.env._obs, 0, self.n)
             return
         obs = self.shared["obs"]
         views = tuple(
@@ -221,7 +207,7 @@ class Worker:
         if self.shared is None:
             return obs
         if not (self.direct and obs is self.env._obs):
-            _put(self.shared["obs"], obs, 0, self.n)
+            rayresults.put(self.shared["obs"], obs, 0, self.n)
         return SHARED
 
     def get_env(self):
@@ -259,8 +245,11 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         autoreset_mode, max_episode_steps, render_mode, copy, **configuration: as
             ``GameVectorEnv``'s.
         num_threads: threads of each worker's engine (trajectories never depend on it).
-        worker_options: ``ray.remote`` options of the actors (default ``num_cpus=1``, spread over
-            the nodes; ``max_restarts=3``).
+        num_cpus_per_worker: CPUs Ray reserves for each worker (default 1; a fraction packs
+            more workers than CPUs). A cluster that cannot place the workers is a ValueError at
+            once, saying what it has.
+        worker_options: ``ray.remote`` options of the actors (default ``num_cpus`` above, spread
+            over the nodes; ``max_restarts=3``); they win over ``num_cpus_per_worker``.
         timeout: seconds a worker may take to answer a call before ``TimeoutError``.
         address: the cluster to connect to when this process is not connected yet (see
             ``connect``).
@@ -292,6 +281,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         render_mode=None,
         num_threads=1,
         copy=True,
+        num_cpus_per_worker=1,
         worker_options=None,
         timeout=DEFAULT_TIMEOUT,
         address=None,
@@ -314,8 +304,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.seed = fresh_seed() if seed is None else seed
         self.copy = bool(copy)
         self.timeout = float(timeout)
-        self._options = {"num_cpus": 1, "max_restarts": 3, "scheduling_strategy": "SPREAD"}
-        self._options.update(worker_options or {})
+        self._options = {"max_restarts": 3, "scheduling_strategy": "SPREAD"}
+        self._options.update(num_cpus=worker_cpus(num_cpus_per_worker), **(worker_options or {}))
+        check_room(self.num_workers, self._options)
         make = dict(
             kind=self._kind,
             game=game,
@@ -348,7 +339,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.render_mode = render_mode
         self._mode = autoreset_mode_of(metadata["autoreset_mode"])
         n = self.num_envs
-        whole = _slice_results(
+        whole = rayresults.slice_results(
             {k: np.zeros((n,) + shape, dtype) for k, (shape, dtype) in layout.items()}, 0, n
         )
         self._take(whole)
@@ -373,14 +364,14 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._links = [None] * self.num_workers
         if self.transport != "shared":
             return
-        arrays = _flat_results(
+        arrays = rayresults.flat_results(
             self._obs, self._rewards, self._terminated, self._truncated, self._steady
         )
         arrays["actions"] = self._actions
         self._shared = sharedarrays.SharedArrays(arrays)
         for key, value in arrays.items():
             self._shared.arrays[key][...] = value
-        self._take(_slice_results(self._shared.arrays, 0, self.num_envs))
+        self._take(rayresults.slice_results(self._shared.arrays, 0, self.num_envs))
         self._listener = sharedsteps.Listener(backlog=self.num_workers + 8)
         refs = [worker.link.remote(*self._link_args(w)) for w, worker in enumerate(self._workers)]
         for _ in range(sum(self._get(ref, w) for w, ref in enumerate(refs))):
@@ -409,8 +400,13 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 f"Ray worker {w} of {self.num_workers} did not answer within {self.timeout} s"
             ) from None
 
+    def _check_open(self):
+        if self.closed:
+            raise RuntimeError("this Ray env is closed: make a new one")
+
     def _call(self, method, *per_worker):
         """Call ``method`` on every worker (argument k of worker w: ``per_worker[k][w]``)."""
+        self._check_open()
         self._finish_pending()
         return [
             getattr(worker, method).remote(*(args[w] for args in per_worker))
@@ -462,6 +458,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
     def reset(self, *, seed=None, options=None):
         """As ``GameVectorEnv.reset``: ``options["reset_mask"]`` resets some episodes."""
+        self._check_open()
         if self._pending is not None:
             self.step_wait()
         options = dict(options or {})
@@ -497,7 +494,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             answer = self._gather([ref])[0]
             obs, part = self._recover(w) if answer is None else answer
             if not isinstance(obs, str):  # else SHARED: in the shared arrays already
-                _put(self._obs, obs, first, n)
+                rayresults.put(self._obs, obs, first, n)
             self._rewards[first : first + n] = 0.0
             self._terminated[first : first + n] = False
             self._truncated[first : first + n] = False
@@ -511,7 +508,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         for key, buffer in self._steady.items():
             if key in part:  # absent: frozen, the last stay
                 buffer[first : first + n] = part.pop(key)
-        _merge_infos(infos, part, first, n, self.num_envs)
+        rayresults.merge_infos(infos, part, first, n, self.num_envs)
 
     def _with_steady(self, infos):
         """The steady infos (copies, or read-only views), then the others."""
@@ -564,6 +561,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
     def step_async(self, actions):
         """Send the actions (checked here, before any worker moves) and return at once."""
+        self._check_open()
         if self._pending is not None:
             raise RuntimeError("step_async called twice without step_wait")
         a = self._check_actions(actions)
@@ -626,6 +624,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
     def step_wait(self):
         """The results of the last ``step_async``."""
+        self._check_open()
         if self._pending is None:
             raise RuntimeError("step_wait called without step_async")
         self._finish_pending()
@@ -638,15 +637,15 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 obs, restart_infos = self._recover(w)
                 part = {}
                 if self._mode == "same_step":
-                    part = dict(_final_infos(self._obs, first, n), **restart_infos)
-                    _put(self._obs, obs, first, n)
+                    part = dict(rayresults.final_infos(self._obs, first, n), **restart_infos)
+                    rayresults.put(self._obs, obs, first, n)
                 self._rewards[first:end] = 0.0
                 self._terminated[first:end] = False
                 self._truncated[first:end] = True
             else:
                 obs, rewards, terminated, truncated, part = answer
                 if obs is not None and not isinstance(obs, str):  # None: frozen, the last stays
-                    _put(self._obs, obs, first, n)
+                    rayresults.put(self._obs, obs, first, n)
                 if not isinstance(rewards, str):
                     self._rewards[first:end] = rewards
                     self._terminated[first:end] = terminated
@@ -738,6 +737,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         envs = state.pop("envs")
         self.__dict__.update(state)
         connect()
+        check_room(self.num_workers, self._options)
         self._pending = None
         self._workers = [
             self._actor(blob, first, None)
@@ -793,56 +793,3 @@ def _env_class(kind):
     else:
         from vecenv.gym.vector import GameVectorEnv as local
     return local
-
-
-def _flat_results(obs, rewards, terminated, truncated, steady):
-    """A step's result buffers as one flat name -> array mapping (observation fields first, the
-    steady infos last)."""
-    flat = {f"obs:{k}": v for k, v in obs.items()} if isinstance(obs, dict) else {"obs": obs}
-    flat.update(rewards=rewards, terminated=terminated, truncated=truncated)
-    flat.update({f"info:{k}": v for k, v in steady.items()})
-    return flat
-
-
-def _slice_results(arrays, first, n):
-    """Episodes ``first .. first + n - 1`` of flat result arrays, the observation regrouped."""
-    end = first + n
-    part = {k: v[first:end] for k, v in arrays.items()}
-    fields = {k[4:]: part.pop(k) for k in list(part) if k.startswith("obs:")}
-    part["obs"] = fields if fields else part.pop("obs")
-    part["infos"] = {k[5:]: part.pop(k) for k in list(part) if k.startswith("info:")}
-    return part
-
-
-def _put(buffer, obs, first, n):
-    if isinstance(buffer, dict):
-        for k, v in buffer.items():
-            v[first : first + n] = obs[k]
-    else:
-        buffer[first : first + n] = obs
-
-
-def _final_infos(obs, first, n):
-    """Same-step infos of a slice whose episodes were lost: their last observation."""
-    final = np.full(n, None, dtype=object)
-    for i in range(n):
-        final[i] = episode_obs(obs, first + i)
-    done = np.ones(n, dtype=np.bool_)
-    return {"final_obs": final, "_final_obs": done, "final_info": {}, "_final_info": done}
-
-
-def _merge_infos(infos, part, first, n, total):
-    """A worker's infos (arrays over its slice) placed into the whole batch's, laid out as
-    gymnasium's ``_add_info``: a key missing from a worker reads None, False or 0 there."""
-    for key, value in part.items():
-        if isinstance(value, dict):
-            _merge_infos(infos.setdefault(key, {}), value, first, n, total)
-            continue
-        value = np.asarray(value)
-        if key not in infos:
-            infos[key] = (
-                np.full(total, None, dtype=object)
-                if value.dtype == object
-                else np.zeros((total,) + value.shape[1:], dtype=value.dtype)
-            )
-        infos[key][first : first + n] = value

@@ -21,7 +21,9 @@ import importlib
 import importlib.machinery
 import importlib.metadata
 import importlib.util
+import keyword
 import os
+import re
 import sys
 import types
 import warnings
@@ -35,10 +37,23 @@ from .spec import GameSpec
 ENTRY_POINT_GROUP = "vecenv.games"
 PATH_VARIABLE = "VECENV_GAMES_PATH"
 FOLDER_PACKAGE = "vecenv_games"  # the parent of packages made for plain folders
+NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 
 
 class GameError(ValueError):
     """A game folder that cannot be a game: the message names the file and the problem."""
+
+
+def check_name(name):
+    """A game's name is a folder's, a module's and an identifier in generated code: lower-case
+    letters, digits and _, starting with a letter, no Python keyword (``GameError`` if not). The
+    one rule, for ``vecenv new`` as for every game found or registered."""
+    if not isinstance(name, str) or not NAME.match(name) or keyword.iskeyword(name):
+        raise GameError(
+            f"a game name must be lower-case letters, digits and _, starting with a letter "
+            f"(and no Python keyword), got {name!r}"
+        )
+    return name
 
 
 @dataclass(frozen=True)
@@ -88,6 +103,10 @@ def _load(folder, package, origin):
     if not folder.is_dir():
         raise GameError(f"{folder}: no such game folder")
     name = folder.name
+    try:
+        check_name(name)
+    except GameError as exc:
+        raise GameError(f"{folder}: {exc}") from None
     spec_file = folder / f"{name}.json"
     if not spec_file.is_file():
         raise GameError(f"{folder}: a game folder holds {name}.json (its specification)")
@@ -124,23 +143,42 @@ def _check_rules(game):
         ) from None
 
 
+def _keys(name, gym_id):
+    """What finds a game (``resolve``): its name and Gymnasium id, case aside."""
+    return {name.lower()} | ({gym_id.lower()} if gym_id else set())
+
+
+def _taken(name, gym_id, origin=None):
+    keys = _keys(name, gym_id)
+    for other in _GAMES.values():
+        if origin in (None, other.origin) and keys & _keys(other.name, other.spec.gym.get("id")):
+            return other
+    return None
+
+
+def taken(name, gym_id=None, origin=None):
+    """The known game (of ``origin`` only, if given) whose name or Gymnasium id is ``name`` or
+    ``gym_id``, case aside; None if none. Two such games would leave ``resolve`` to pick one."""
+    _discover()
+    return _taken(name, gym_id, origin)
+
+
 def _add(game):
     known = _GAMES.get(game.name)
-    if known is not None:
-        if known.folder == game.folder:
-            return known
-        raise GameError(
-            f"{game.folder}: a game named {game.name!r} is already known, from {known.folder} "
-            f"({known.origin})"
-        )
+    if known is not None and known.folder == game.folder:
+        return known
     gym_id = game.spec.gym.get("id")
-    if gym_id:
-        for other in _GAMES.values():
-            if other.spec.gym.get("id", "").lower() == gym_id.lower():
-                raise GameError(
-                    f"{game.folder / (game.name + '.json')}: its Gymnasium id {gym_id!r} is "
-                    f"already {other.name!r}'s ({other.folder})"
-                )
+    other = _taken(game.name, gym_id)
+    if other is not None and other.name.lower() == game.name.lower():
+        raise GameError(
+            f"{game.folder}: a game named {game.name!r} is already known, from {other.folder} "
+            f"({other.origin})"
+        )
+    if other is not None:
+        raise GameError(
+            f"{game.folder / (game.name + '.json')}: its Gymnasium id {gym_id!r} or name is "
+            f"already {other.name!r}'s ({other.folder}), case aside"
+        )
     _GAMES[game.name] = game
     _aliases.cache_clear()
     return game
@@ -277,6 +315,43 @@ def game_module(name, part):
         if e.name == module:
             return None
         raise
+
+
+def _sources_digest(folder):
+    """A hash of what makes the game: its spec and its Python modules (not its tests); line ends
+    normalised, so a checkout on another system hashes the same."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.iterdir()):
+        if path.suffix in (".json", ".py") and path.is_file() and not path.name.startswith("test_"):
+            digest.update(path.name.encode() + b"\0")
+            digest.update(path.read_bytes().replace(b"\r\n", b"\n") + b"\0")
+    return digest.hexdigest()
+
+
+def identity(name):
+    """What a pickle remembers of its game, to be sure it loads into the same one
+    (``check_identity``): the folder it came from and a hash of its spec and sources."""
+    game = get_game(name)
+    return {"folder": str(game.folder), "sources": _sources_digest(game.folder)}
+
+
+def check_identity(name, folder, remembered):
+    """Make ``name`` the game a pickle was made with: register its ``folder`` (a game registered
+    at run time there) where no game of that name is known, and refuse (``ValueError`` naming
+    both folders) a game of that name whose spec or sources differ from those remembered. The
+    same sources in another folder (another install, a Ray worker's machine) are the same game.
+    Pickles made before identities were remembered (``remembered`` None) are taken as they are."""
+    if folder is not None and name not in games():
+        register(folder)
+    if remembered is None:
+        return
+    game = get_game(name)
+    if _sources_digest(game.folder) != remembered["sources"]:
+        raise ValueError(
+            f"a pickled engine of {name!r} was made with the game in {remembered['folder']}, but "
+            f"{name!r} here is the game in {game.folder} ({game.origin}), whose spec or rules "
+            "differ; register the same game before loading it"
+        )
 
 
 def list_envs():

@@ -5,22 +5,29 @@ Two agents: Nim, a Kaggle game with turns, a legal mask and a built-in ``random`
 with a test file that holds the game to vecenv's contract (``vecenv.testing``).
 """
 
-import keyword
-import re
 import string
 from importlib import resources
 from pathlib import Path
 
+from . import registry
+
 TEMPLATES = {1: "one_agent", 2: "two_agents"}
-NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
+
+
+def gym_id(name):
+    """The Gymnasium id a new game gets: its title, then -v0 (``coin_flip``: ``CoinFlip-v0``)."""
+    return name.replace("_", " ").title().replace(" ", "") + "-v0"
 
 
 def check_name(name):
-    """A game's name is a folder and a module name: lower-case letters, digits and _."""
-    if not isinstance(name, str) or not NAME.match(name) or keyword.iskeyword(name):
+    """A name a new game can register under anywhere: valid (``registry.check_name``) and, with
+    its Gymnasium id, no bundled game's, case aside (``ValueError`` if not)."""
+    registry.check_name(name)
+    bundled = registry.taken(name, gym_id(name), origin="bundled")
+    if bundled is not None:
         raise ValueError(
-            f"a game name must be lower-case letters, digits and _, starting with a letter "
-            f"(and no Python keyword), got {name!r}"
+            f"{name!r} (Gymnasium id {gym_id(name)!r}) would clash with the bundled game "
+            f"{bundled.name!r} ({bundled.spec.gym.get('id')}), case aside: choose another name"
         )
     return name
 
@@ -34,11 +41,10 @@ def write_game(name, directory=".", agents=1):
     folder = Path(directory) / name
     if folder.exists():
         raise FileExistsError(f"{folder} exists already")
-    title = name.replace("_", " ").title()
     values = {
         "name": name,
-        "title": title,
-        "gym_id": title.replace(" ", "") + "-v0",
+        "title": name.replace("_", " ").title(),
+        "gym_id": gym_id(name),
         "folder": str(folder),
         "agents": agents,
         "action_shape": "(64,)" if agents == 1 else "(64, 2)",

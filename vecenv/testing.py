@@ -4,7 +4,7 @@
 
 Each check takes the game's name and raises ``CheckFailed`` (an AssertionError) saying what broke,
 or returns a short note; ``run_checks`` runs them all and returns one ``Result`` per check. The
-fuzzing checks need hypothesis (the ``test`` extra); without it they report that they were skipped.
+fuzzing checks need hypothesis (the ``game`` extra); without it they report that they were skipped.
 """
 
 import contextlib
@@ -171,7 +171,9 @@ def _hypothesis():
         from hypothesis import strategies
         from hypothesis.extra import numpy as hnp
     except ImportError:
-        raise Skipped("hypothesis is not installed (pip install 'vecenv[test]')") from None
+        raise Skipped(
+            'hypothesis is not installed: pip install "vecenv[game]" (".[game]" in a clone)'
+        ) from None
     return hypothesis, strategies, hnp
 
 

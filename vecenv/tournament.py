@@ -17,15 +17,16 @@ import numpy as np
 from . import registry, selfplay
 
 
-def agent(spec):
+def agent(spec, game=None):
     """A tournament entrant from its command-line spelling: a ``.pt`` checkpoint (a saved
-    policy), ``module:function`` (a Python policy), or a built-in agent's name."""
+    policy, which must have been trained on ``game`` where given), ``module:function`` (a
+    Python policy), or a built-in agent's name."""
     if not isinstance(spec, str):
         return spec
     if spec.endswith(".pt"):
         from vecenv import ppo
 
-        return ppo.load(spec).selfplay
+        return ppo.load(spec, game=game).selfplay
     if ":" in spec:
         module, _, name = spec.partition(":")
         function = getattr(importlib.import_module(module), name, None)
@@ -166,7 +167,7 @@ def round_robin(
     specs = list(agents)
     if len(specs) < 2:
         raise ValueError("a tournament needs at least two agents")
-    entrants = [agent(s) for s in specs]
+    entrants = [agent(s, name) for s in specs]
     names = [_name(e, s) for e, s in zip(entrants, specs, strict=True)]
     if len(set(names)) != len(names):
         raise ValueError(f"agents must have distinct names, got {names}")

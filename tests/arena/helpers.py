@@ -126,9 +126,9 @@ def run_together(tasks, timeout=300):
 
 def assert_rps_runs_and_ratings(arena, min_runs):
     """Every run of SHORT_RPS in the database is right: as many actions as its state's steps
-    (none applied twice), a finished run ROUNDS of them and the score they make as its outcome;
-    and every agent has at least ``min_runs`` finished and the ratings they make. The outcomes
-    by agent name, in the order they finished."""
+    (none applied twice), a finished run ROUNDS of them and the score they make as its outcome
+    (or fewer and -1, abandoned); and every agent has at least ``min_runs`` finished and the
+    ratings they make. The outcomes by agent name, in the order they finished."""
     settings = RockPaperScissors.settings
     with arena.Session() as session:
         agents = {a.id: a for a in session.scalars(select(AgentRow))}
@@ -140,8 +140,11 @@ def assert_rps_runs_and_ratings(arena, min_runs):
         if not run.finished:
             assert json.loads(run.outcome) is None and len(history) < ROUNDS
             continue
-        assert len(history) == ROUNDS and {extra for _, extra in history} == {0}
-        assert json.loads(run.outcome) == rps_score(history)
+        assert {extra for _, extra in history} <= {0}
+        if len(history) < ROUNDS:  # abandoned
+            assert json.loads(run.outcome) == -1
+        else:
+            assert len(history) == ROUNDS and json.loads(run.outcome) == rps_score(history)
         outcomes[run.agent_id].append(json.loads(run.outcome))
     for agent_id, agent in agents.items():
         assert agent.total_runs == len(outcomes[agent_id]) >= min_runs
@@ -177,3 +180,15 @@ class Unabandonable(RockPaperScissors):
 
     settings = copy.copy(RockPaperScissors.settings)
     settings.CAN_ABANDON_RUNS = False
+
+
+def rows_of(arena, name):
+    """An agent's row and its runs, as plain values (to compare before and after)."""
+    with arena.Session() as session:
+        agent = session.scalars(select(AgentRow).where(AgentRow.name == name)).one()
+        runs = session.scalars(select(RunRow).where(RunRow.agent_id == agent.id))
+        agent_columns, run_columns = AgentRow.__table__.columns, RunRow.__table__.columns
+        return (
+            [getattr(agent, c.key) for c in agent_columns],
+            sorted(tuple(getattr(r, c.key) for c in run_columns) for r in runs),
+        )

@@ -179,7 +179,7 @@ def test_refusals_are_4xx_and_write_nothing(arena):
     _refusal(arena, "ttt", [], 400, "JSON object")
     _refusal(arena, "ttt", request(alice) | {"protocol_version": 2}, 400, "protocol version")
     _refusal(arena, "ttt", request(alice) | {"actions": {}}, 400, "list")
-    _refusal(arena, "ttt", request(alice, [{"run": 1, "act_no": 0}]), 400, "string")
+    _refusal(arena, "ttt", request(alice, [{"run": 1, "act_no": 0}]), 400, "identifier")
     _refusal(arena, "ttt", request(alice, [{"run": "1", "act_no": -1, "action": 0}]), 400, "act_no")
     _refusal(arena, "ttt", request(alice, [{"run": "1", "act_no": 0}]), 400, "no action")
     # a valid action next to a bad one: the valid one is not applied either
@@ -187,10 +187,11 @@ def test_refusals_are_4xx_and_write_nothing(arena):
     _refusal(arena, "ttt", request(alice, good + [stale]), 409, "twice")
     _refusal(arena, "ttt", request(alice, [stale]), 409, "stale")
     other = {"run": theirs["run"], "act_no": 0, "action": 4}
-    _refusal(arena, "ttt", request(alice, good + [other]), 403, "not your agent's")
+    # another agent's run is answered as one that does not exist
+    _refusal(arena, "ttt", request(alice, good + [other]), 404, "no run")
     _refusal(arena, "ttt", request(alice, [dict(good[0], run="999")]), 404, "no run")
-    _refusal(arena, "ttt", request(alice, [dict(good[0], run="x1")]), 404, "no run")
-    _refusal(arena, "ttt", request(alice, to_abandon=[theirs["run"]]), 403, "not your")
+    _refusal(arena, "ttt", request(alice, [dict(good[0], run="x1")]), 400, "identifier")
+    _refusal(arena, "ttt", request(alice, to_abandon=[theirs["run"]]), 404, "no run")
     arena.add_environment("keep", env_class="tests.arena.helpers:Unabandonable", config=SHORT_RPS)
     keeper = arena.add_agent("keep", "alice")
     run = arena.act("keep", request(keeper))["action_requests"][0]["run"]

@@ -2,7 +2,10 @@
 
 import pytest
 
+from vecenv.arena import Arena
 from vecenv.cli import main
+
+from .helpers import RPS, SHORT_RPS, request
 
 
 @pytest.mark.parametrize(
@@ -38,3 +41,29 @@ def test_play_refuses_a_bad_config_file(tmp_path, capsys):
     config.write_text('{"url": "http://127.0.0.1:9", "env": "e", "agent": "a"}')
     assert main(["arena", "play", "--config", str(config)]) == 2
     assert "lacks pwd" in capsys.readouterr().err
+
+
+def test_agents_shows_each_agents_mean_until_it_is_rated(tmp_path, capsys):
+    db = str(tmp_path / "arena.sqlite")
+    arena = Arena(db)
+    arena.add_environment("rps", env_class=RPS, config=SHORT_RPS)
+    for name, abandoned in (("alice", 2), ("bob", 1)):
+        config = arena.add_agent("rps", name)
+        runs = [r["run"] for r in arena.act("rps", request(config))["action_requests"]]
+        arena.act("rps", request(config, to_abandon=runs[:abandoned]))  # each counts -1
+    # carol played one run to +2 (paper twice against rock)
+    carol = arena.add_agent("rps", "carol", url="")
+    for act_no in range(2):
+        run = arena.act("rps", request(carol, parallel_runs=False))["action_requests"][0]["run"]
+        arena.act("rps", request(carol, [{"run": run, "act_no": act_no, "action": 1}]))
+    arena.close()
+    assert main(["arena", "agents", "--db", db]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].split() == ["env", "agent", "rating", "mean", "runs", "evaluated"]
+    rows = {line.split()[1]: line.split()[2:] for line in lines[1:]}
+    # not fully evaluated: no rating yet (not INITIAL_RATING's 0.000), the mean of the outcomes
+    assert rows == {
+        "alice": ["-", "-1", "2", "no"],
+        "bob": ["-", "-1", "1", "no"],
+        "carol": ["-", "2", "1", "no"],
+    }

@@ -65,3 +65,19 @@ def test_a_trained_connectx_policy_plays_on_a_served_arena(tmp_path, start_serve
     finished = re.search(r"trained on cx: (\d+) runs finished", out)
     assert finished and int(finished.group(1)) >= 6, out
     assert ", 0 actions refused" in out  # every move the policy made was legal
+
+
+def test_a_policy_trained_on_another_game_is_refused_by_the_client(tmp_path):
+    need("torch", "PyTorch (vecenv[train])")
+    import gymnasium
+
+    from vecenv.arena import client
+    from vecenv.ppo import save
+    from vecenv.ppo.network import ActorCritic
+
+    env = gymnasium.make("vecenv/CartPole-v1")
+    path = tmp_path / "cartpole.pt"
+    save(str(path), ActorCritic(env.observation_space, env.action_space, (8,)), "CartPole-v1")
+    with pytest.raises(ValueError, match="trained on CartPole-v1.*connectx"):
+        client.make_policy(str(path), "connectx")
+    assert callable(client.make_policy(str(path), "cartpole"))

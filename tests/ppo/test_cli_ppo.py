@@ -89,7 +89,6 @@ def test_eval_plays_a_saved_policy_and_renders_it(capsys, tmp_path):
     ("argv", "message"),
     [
         (["ppo", "--env", "CartPole-v1", "--hidden", "64,x"], "--hidden"),
-        (["ppo", "--env", "CartPole-v1", "--num-envs", "0"], "num_envs"),
         (["ppo", "--env", "NoSuchGame-v9"], "unknown game"),
         (["ppo", "--env", "CartPole-v1", "--selfplay"], "two-agent"),
         (["eval", "--policy", "missing.pt"], "not a vecenv PPO checkpoint"),
@@ -110,3 +109,77 @@ def test_without_torch_the_error_says_what_to_install(capsys, monkeypatch):
     )
     code, _, err = run(capsys, "train", "ppo", "--env", "CartPole-v1")
     assert code == 2 and 'pip install "vecenv[train]"' in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["--num-envs", "0"], "--num-envs"),
+        (["--gamma", "5"], "--gamma"),
+        (["--gamma", "0"], "--gamma"),
+        (["--torch-threads", "0"], "--torch-threads"),
+        (["--learning-rate", "0"], "--learning-rate"),
+        (["--ent-coef", "-0.1"], "--ent-coef"),
+        (["--num-minibatches", "0"], "--num-minibatches"),
+        (["--checkpoint-every", "-1"], "--checkpoint-every"),
+        (["--threshold", "nan"], "--threshold"),
+        (["--eval-matches", "-1"], "--eval-matches"),
+    ],
+)
+def test_ppo_numbers_out_of_range_are_usage_errors(capsys, tmp_path, monkeypatch, argv, flag):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "train", "ppo", "--env", "CartPole-v1", *argv)
+    assert code == 2 and out == "" and f"argument {flag}:" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unwritable_run_dir_fails_before_training(capsys, tmp_path):
+    (tmp_path / "a_file").write_text("")
+    code, out, err = run(
+        capsys, "train", "ppo", "--env", "CartPole-v1", "--run-dir", str(tmp_path / "a_file/run")
+    )
+    assert code == 2 and out == "" and "--run-dir" in err and "Traceback" not in err
+
+
+def test_without_matplotlib_the_run_is_saved_and_the_plot_skipped(capsys, tmp_path, monkeypatch):
+    import json
+    import sys
+
+    (tmp_path / "curve.png").write_bytes(b"an earlier run's plot")
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib: ImportError
+    code, out, err = run(
+        capsys, "train", "ppo", "--env", "CartPole-v1", *SMALL, "--run-dir", str(tmp_path)
+    )
+    assert code == 0, err
+    assert json.loads((tmp_path / "run.json").read_text())["steps"] > 0
+    assert len(curve(tmp_path / "curve.csv")) > 0
+    assert not (tmp_path / "curve.png").exists()
+    assert "note: no curve.png" in out and "matplotlib" in out
+
+
+@pytest.fixture
+def cartpole_policy(tmp_path):
+    """A CartPole checkpoint (untrained: only its game matters here)."""
+    import gymnasium
+
+    from vecenv.ppo import save
+    from vecenv.ppo.network import ActorCritic
+
+    env = gymnasium.make("vecenv/CartPole-v1")
+    path = tmp_path / "cartpole.pt"
+    save(str(path), ActorCritic(env.observation_space, env.action_space, (8,)), "CartPole-v1")
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["play", "connectx", "--agents", "{policy}", "random", "--matches", "4"],
+        ["tournament", "connectx", "--agents", "{policy}", "random", "--matches-per-pair", "4"],
+        ["train", "eval", "--policy", "{policy}", "--env", "connectx", "--episodes", "1"],
+    ],
+)
+def test_a_policy_for_another_game_is_refused_naming_both(capsys, cartpole_policy, argv):
+    code, out, err = run(capsys, *(a.format(policy=cartpole_policy) for a in argv))
+    assert code == 2, err
+    assert "trained on CartPole-v1" in err and "connectx" in err and "Traceback" not in err

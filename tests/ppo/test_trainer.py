@@ -209,3 +209,25 @@ def test_bad_configurations_are_refused():
     )
     with pytest.raises(ValueError, match="next-step autoreset"):
         ppo.Trainer(same, ppo.PPOConfig(num_envs=4))
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"gamma": 5},
+        {"gamma": 0},
+        {"gamma": True},
+        {"gae_lambda": 1.5},
+        {"gae_lambda": -0.1},
+        {"learning_rate": 0},
+        {"ent_coef": float("nan")},
+        {"clip_coef": float("inf")},
+        {"torch_threads": 0},
+        {"window": 0},
+    ],
+)
+def test_a_config_out_of_range_is_refused(bad):
+    (name,) = bad
+    with pytest.raises(ValueError, match=name):
+        ppo.PPOConfig(**bad)
+    ppo.PPOConfig(gamma=1, gae_lambda=0, ent_coef=0)  # the ends that make sense

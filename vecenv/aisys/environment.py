@@ -14,11 +14,12 @@ numba policy on an engine stepped alongside (and checked against the recorded on
 state always gives the same continuation. Matches just played are kept in a per-instance cache
 keyed by their state (``CACHE_SIZE`` of them), so a run played in order costs one step per action.
 
-The action request is ``{"observation": ..., "legal": [...], "configuration": ...}``: the agent's
-Kaggle observation (shared fields included), its legal moves and the game's configuration. An
-action is a legal move as an int; anything else is refused with an error and changes nothing.
-After the agent's move the opponent replies (in rps both move at once); the run's outcome is the
-agent's final Kaggle reward (1 win, 0 draw, -1 loss; rps: its score).
+An action request is an ``ActionRequest`` whose ``content`` is ``{"observation": ..., "legal":
+[...], "configuration": ...}``: the agent's Kaggle observation (shared fields included), its legal
+moves and the game's configuration. An action is a legal move as an int; anything else is refused
+with an error and changes nothing. After the agent's move the opponent replies (in rps both move at
+once); the run's outcome is the agent's final Kaggle reward (1 win, 0 draw, -1 loss; rps: its
+score).
 """
 
 import html

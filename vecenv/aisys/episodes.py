@@ -17,16 +17,17 @@ disabled) seeded with the run's seed, so the same state always gives the same co
 episodes just played are kept in a per-instance cache keyed by their state (``CACHE_SIZE`` of
 them), so a run played in order costs one engine step per action.
 
-The action request is ``{"observation", "step", "max_steps", "action_space"}``: the observation as
-JSON (nested lists, a number for a scalar, an object of them for a game with several fields), the
-actions taken so far, the time limit, and the action space: ``{"discrete": true, "low", "high"}``
-(an integer action in [low, high]) or ``{"discrete": false, "shape", "low", "high"}`` (numbers
-nested as ``shape``; a bare number where the action has one component; null bounds for infinite
-ones). A continuous action may lie outside [low, high]: the game clips it exactly as gymnasium does
-(MountainCarContinuous still charges the square of the action sent), so a run equals the episode
-of vecenv's engine or Gymnasium face with the same seed and actions; it must be finite and within
-float32 range, the action space's dtype. Anything else (a bool, a float for a discrete game, a
-string, a wrong shape, NaN, a number out of range) is refused with an error and changes nothing.
+An action request is an ``ActionRequest`` whose ``content`` is ``{"observation", "step",
+"max_steps", "action_space"}``: the observation as JSON (nested lists, a number for a scalar, an
+object of them for a game with several fields), the actions taken so far, the time limit, and the
+action space: ``{"discrete": true, "low", "high"}`` (an integer action in [low, high]) or
+``{"discrete": false, "shape", "low", "high"}`` (numbers nested as ``shape``; a bare number where
+the action has one component; null bounds for infinite ones). A continuous action may lie outside
+[low, high]: the game clips it exactly as gymnasium does (MountainCarContinuous still charges the
+square of the action sent), so a run equals the episode of vecenv's engine or Gymnasium face with
+the same seed and actions; it must be finite and within float32 range, the action space's dtype.
+Anything else (a bool, a float for a discrete game, a string, a wrong shape, NaN, a number out of
+range) is refused with an error and changes nothing.
 
 The outcome is the episode's return, the sum of its rewards, once it terminates or is truncated at
 ``max_steps``. An abandoned run scores the lowest return it could still have reached: its return

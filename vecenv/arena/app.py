@@ -2,17 +2,20 @@
 
 Routes, as AISysProj names them: ``GET|PUT /act/<env>`` (an agent's request), ``/`` (the
 environments), ``/env/<env>`` (the leaderboard), ``/agent/<env>/<agent>`` and
-``/run/<env>/<run>``. A refused request is answered with its status and
-``{"errorcode", "errorname", "description"}``, as AISysProj's are.
+``/run/<env>/<run>``; ``/openapi.json`` describes them (OpenAPI 3). A refused request is
+answered with its status and ``{"errorcode", "errorname", "description"}``, as AISysProj's are.
 """
 
 import json
+from importlib import resources
 
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.http import HTTP_STATUS_CODES
 
 from .protocol import MAX_BODY, ArenaError
+
+OPENAPI = resources.files(__package__) / "openapi.json"  # the routes below, described
 
 
 def _error(status, name, description):
@@ -45,6 +48,10 @@ def create_app(arena):
     def page(text):
         return Response(text, mimetype="text/html")
 
+    @app.route("/openapi.json")
+    def openapi():
+        return Response(OPENAPI.read_bytes(), mimetype="application/json")
+
     @app.route("/")
     def index():
         return page(arena.index_page())
@@ -64,14 +71,58 @@ def create_app(arena):
     return app
 
 
-def serve(arena, host="127.0.0.1", port=8000, threads=8, ready=None):
+# Waitress stops accepting at its connection limit (100 by default), so that many idle sockets
+# lock every client out until they time out (120 s by default). Connections cost a socket and a
+# few KiB each and wait in poll() (select() fails past 1024 descriptors), so the limit is raised
+# tenfold and idle ones are closed sooner; past that, a proxy in front must cap them (README).
+CONNECTION_LIMIT = 1000  # open connections
+CHANNEL_TIMEOUT = 30  # seconds a connection may stay idle (between or inside requests)
+MAX_HEADER = 64 * 1024  # bytes of a request's line and headers (waitress: 256 KiB)
+
+
+def _allow_descriptors(connections):
+    """Raise this process's open-file limit toward its hard limit, for ``connections`` sockets
+    and some to spare; the connection limit that fits."""
+    import resource
+
+    spare = 64  # the database, logs, the listening socket
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = connections + spare if hard == resource.RLIM_INFINITY else min(hard, connections + spare)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+        soft = want
+    return connections if soft == resource.RLIM_INFINITY else min(connections, soft - spare)
+
+
+def serve(
+    arena,
+    host="127.0.0.1",
+    port=8000,
+    threads=8,
+    ready=None,
+    connection_limit=CONNECTION_LIMIT,
+    channel_timeout=CHANNEL_TIMEOUT,
+):
     """Serve the arena with waitress (a production WSGI server) until interrupted; ``ready``,
     when given, is called with the bound port once the server listens. Flask answers bodies over
-    MAX_BODY with a JSON 413; waitress refuses far larger ones before reading them."""
+    MAX_BODY with a JSON 413; waitress refuses far larger ones before reading them. At most
+    ``connection_limit`` connections are open at once, each closed after ``channel_timeout``
+    seconds without a byte (bounded by the process's open-file limit, raised where it can be)."""
     from waitress import create_server
 
+    if connection_limit < 1 or channel_timeout <= 0:
+        raise ValueError("the connection limit and the channel timeout must be positive")
     server = create_server(
-        create_app(arena), host=host, port=port, threads=threads, max_request_body_size=4 * MAX_BODY
+        create_app(arena),
+        host=host,
+        port=port,
+        threads=threads,
+        max_request_body_size=4 * MAX_BODY,
+        max_request_header_size=MAX_HEADER,
+        connection_limit=_allow_descriptors(connection_limit),
+        channel_timeout=channel_timeout,
+        cleanup_interval=max(1, min(10, channel_timeout // 3)),  # idle ones checked this often
+        asyncore_use_poll=True,
     )
     if ready is not None:
         ready(server.effective_port)

@@ -9,7 +9,6 @@ answered), or, where it is refused or fails, nothing is.
 import html
 import importlib
 import json
-import re
 import threading
 import time
 
@@ -28,15 +27,14 @@ from vecenv.aisys.interface import (
 from . import passwords
 from .database import DEFAULT_DB, open_database
 from .models import AgentRow, EnvironmentRow, RunRow
-from .protocol import MAX_NAME, ArenaError, parse_request
+from .protocol import MAX_NAME, ArenaError, is_name, parse_request, parse_run_id, shown
 from .ratings import rate
 
 RECENT_RUNS = 20  # finished runs listed on an environment's and an agent's page
-NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
 def check_name(name, what):
-    if not (isinstance(name, str) and 0 < len(name) <= MAX_NAME and NAME.match(name)):
+    if not is_name(name):
         raise ValueError(
             f"{what} {name!r} must be 1 to {MAX_NAME} letters, digits, '_', '.' or '-'"
         )
@@ -187,16 +185,15 @@ class Arena:
         """The live plugin of environment ``identifier``, made once per process (environments
         are only ever added, so one made stays right)."""
         with self._live_lock:
-            live = self._live.get(identifier) if isinstance(identifier, str) else None
+            live = self._live.get(identifier) if is_name(identifier) else None
             if live is None:
-                with self.Session() as session:
-                    row = (
-                        session.get(EnvironmentRow, identifier)
-                        if isinstance(identifier, str)
-                        else None
-                    )
+                row = None
+                if is_name(identifier):  # anything else is no identifier: not looked up
+                    with self.Session() as session:
+                        row = session.get(EnvironmentRow, identifier)
                 if row is None:
-                    message = f"no environment {identifier!r}"
+                    what = shown(identifier) if isinstance(identifier, str) else repr(identifier)
+                    message = f"no environment {what}"
                     raise (error(message) if error else ArenaError(404, message))
                 live = self._live[identifier] = LiveEnvironment(row)
             return live
@@ -234,21 +231,23 @@ class Arena:
     def view_agent(self, env, name):
         live = self._environment(env)
         with self.Session() as session:
-            row = _agent_row(session, env, name)
+            row = _agent_row(session, env, name) if is_name(name) else None
             if row is None:
-                raise ArenaError(404, f"no agent {name!r} in {env!r}")
+                raise ArenaError(404, f"no agent {shown(name)} in {env!r}")
             summary = _summary(session, row)
         with live.lock:
             return live.env.view_agent(summary)
 
     def view_run(self, env, run_id):
+        """The page of run ``run_id`` (its identifier as the URL spells it)."""
         live = self._environment(env)
+        number = parse_run_id(run_id)
         with self.Session() as session:
-            run = session.get(RunRow, int(run_id)) if str(run_id).isdigit() else None
+            run = session.get(RunRow, number) if number is not None else None
             if run is None or run.environment != env:
-                raise ArenaError(404, f"no run {run_id!r} in {env!r}")
+                raise ArenaError(404, f"no run {shown(run_id)} in {env!r}")
             if not run.finished:  # only its agent sees a run in progress (as percepts)
-                raise ArenaError(403, f"run {run_id} is in progress")
+                raise ArenaError(403, f"run {number} is in progress")
             data = _run_data(run, session.get(AgentRow, run.agent_id).name)
         with live.lock:
             return live.env.view_run(data)
@@ -324,7 +323,7 @@ class Turn:
         self.request = request
         self.agent = self._authenticate()
         query = select(RunRow).where(RunRow.agent_id == self.agent.id, RunRow.finished.is_(False))
-        self.open_runs = {str(run.id): run for run in session.scalars(query.order_by(RunRow.id))}
+        self.open_runs = {run.id: run for run in session.scalars(query.order_by(RunRow.id))}
         self.messages = []
         self.finished = {}
 
@@ -345,30 +344,27 @@ class Turn:
 
     # -- checks: every problem refuses the whole request, before anything changes -------------
 
-    def _run(self, run_id, seen):
-        if run_id in seen:
-            raise ArenaError(409, f"run {run_id} appears twice in this request")
-        seen.add(run_id)
+    def _run(self, run_id):
+        """The agent's run ``run_id`` (an int: parse_request read it, once per request)."""
         run = self.open_runs.get(run_id)
         if run is not None:
             return run
-        run = self.session.get(RunRow, int(run_id)) if run_id.isdigit() else None
-        if run is None or run.environment != self.identifier:
-            raise ArenaError(404, f"no run {run_id!r} in {self.identifier!r}")
-        if run.agent_id != self.agent.id:
-            raise ArenaError(403, f"run {run_id} is not your agent's")
+        run = self.session.get(RunRow, run_id)
+        # Another agent's run is answered as one that does not exist: a 403 would tell it does.
+        if run is None or run.environment != self.identifier or run.agent_id != self.agent.id:
+            raise ArenaError(404, f"no run '{run_id}' in {self.identifier!r}")
         if run.finished:
             raise ArenaError(409, f"run {run_id} is finished")
         return run
 
     def _check(self):
-        request, seen = self.request, set()
+        request = self.request
         if request.to_abandon and not self.settings.CAN_ABANDON_RUNS:
             raise ArenaError(400, "this environment does not let runs be abandoned")
-        abandon = [self._run(run_id, seen) for run_id in request.to_abandon]
+        abandon = [self._run(run_id) for run_id in request.to_abandon]
         actions = []
         for action in request.actions:
-            run = self._run(action.run, seen)
+            run = self._run(action.run)
             history = json.loads(run.history)
             if action.act_no != len(history):
                 raise ArenaError(
@@ -404,10 +400,10 @@ class Turn:
         )
         result = self.env.act(action.action, data)
         if result.new_state is None:  # refused by the environment: the run stays as it was
-            self._message("error", result.message or "the action was refused", action.run)
+            self._message("error", result.message or "the action was refused", str(run.id))
             return
         if result.message:
-            self._message("info", result.message, action.run)
+            self._message("info", result.message, str(run.id))
         history.append([action.action, result.action_extra_info])
         run.state, run.history = _dump(result.new_state), _dump(history)
         run.outstanding = False

@@ -188,11 +188,12 @@ def function_policy(reference):
     return function
 
 
-def trained_policy(path):
-    """A policy saved by ``vecenv train ppo`` (needs PyTorch), playing greedily."""
+def trained_policy(path, game=None):
+    """A policy saved by ``vecenv train ppo`` (needs PyTorch), playing greedily; one trained on
+    another game than ``game`` (where known) is a ValueError naming both."""
     from vecenv import ppo
 
-    return ppo.load(path).percept
+    return ppo.load(path, game=game).percept
 
 
 def make_policy(name, game=None, seed=None):
@@ -202,7 +203,7 @@ def make_policy(name, game=None, seed=None):
     if name.endswith(".py") or ":" in name:
         return function_policy(name)
     if name.endswith(".pt"):
-        return trained_policy(name)
+        return trained_policy(name, game)
     if game is None:
         raise ValueError(
             f"agent {name!r}: a built-in agent needs the game (--game), or use 'random', "

@@ -47,7 +47,11 @@ def cmd_serve(args, out):
         print(f"vecenv arena on http://{args.host}:{port} (database {args.db})", file=out)
         out.flush()
 
-    serve(arena, args.host, args.port, threads=args.threads, ready=ready)
+    limits = {"connection_limit": args.connection_limit, "channel_timeout": args.channel_timeout}
+    limits = {name: value for name, value in limits.items() if value is not None}
+    if any(value <= 0 for value in limits.values()):
+        raise CliError("--connection-limit and --channel-timeout must be positive")
+    serve(arena, args.host, args.port, threads=args.threads, ready=ready, **limits)
     return 0
 
 
@@ -113,18 +117,21 @@ def cmd_agents(args, out):
         agents = _arena(args).agents(args.env)
     except ValueError as e:
         raise CliError(str(e)) from None
+    # Until an agent is fully evaluated its rating is still INITIAL_RATING, which says nothing
+    # of it: "-" then; the mean of its recent outcomes is what it has earned so far. Four
+    # significant digits keep small outcomes (0.0004) and large returns (487.2) readable.
     rows = [
         [
             a["env"],
             a["agent"],
-            f"{a['rating']:.3f}",
-            f"{a['current_rating']:.3f}",
+            f"{a['rating']:.4g}" if a["fully_evaluated"] else "-",
+            f"{a['current_rating']:.4g}",
             a["runs"],
             "yes" if a["fully_evaluated"] else "no",
         ]
         for a in agents
     ]
-    headers = ["env", "agent", "rating", "current", "runs", "evaluated"]
+    headers = ["env", "agent", "rating", "mean", "runs", "evaluated"]
     print_table(rows, headers, out, right=(2, 3, 4))
     return 0
 
@@ -201,6 +208,16 @@ def add_parser(sub):
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (8000; 0 picks a free one)")
     serve.add_argument("--threads", type=int, default=8, help="request threads (8)")
+    serve.add_argument(
+        "--connection-limit",
+        type=int,
+        help="open connections at most; past it new ones wait (1000)",
+    )
+    serve.add_argument(
+        "--channel-timeout",
+        type=int,
+        help="seconds an idle connection stays open (30)",
+    )
     serve.set_defaults(func=cmd_serve)
 
     env = commands.add_parser("env", help="add or list environments")

@@ -18,7 +18,16 @@ import time
 import numpy as np
 
 from . import bench_gate, bench_ref
-from .common import GYM_PREFIX, CliError, Progress, parse_ints
+from .common import (
+    GYM_PREFIX,
+    CliError,
+    Progress,
+    check_output_file,
+    parse_ints,
+    positive_float,
+    positive_int,
+    seed,
+)
 from .train import sample
 
 DEFAULT_SECONDS = 0.3
@@ -131,6 +140,7 @@ def check_plot(path):
         import matplotlib  # noqa: F401
     except ImportError:
         raise CliError("--plot needs matplotlib: pip install matplotlib") from None
+    check_output_file(path, "--plot")
 
 
 def plot(path, title, ns, ours, theirs, their_label):
@@ -184,6 +194,8 @@ def cmd_bench(args, out):
     if args.repeats < 1:
         raise CliError(f"--repeats must be at least 1, got {args.repeats}")
     check_plot(args.plot)
+    if args.save:
+        check_output_file(args.save, "--save")
     if args.compare_ref is not None:
         return bench_ref.run(args, out, spec, gym_id, ns, threads)
     if gate:
@@ -282,14 +294,19 @@ def add_parser(sub):
     )
     bench.add_argument("--threads", default="1", help="comma-separated thread counts (default 1)")
     budget = bench.add_mutually_exclusive_group()
-    budget.add_argument("--steps", type=int, help="batched steps per measurement")
+    budget.add_argument("--steps", type=positive_int, help="batched steps per measurement")
     budget.add_argument(
-        "--seconds", type=float, help="seconds per measurement (default 0.3 unless --steps)"
+        "--seconds",
+        type=positive_float,
+        help="seconds per measurement (default 0.3 unless --steps)",
     )
     bench.add_argument(
-        "--repeats", type=int, default=3, help="runs per figure; the median counts (default 3)"
+        "--repeats",
+        type=positive_int,
+        default=3,
+        help="runs per figure; the median counts (default 3)",
     )
-    bench.add_argument("--seed", type=int, default=0, help="seed of the envs and the actions")
+    bench.add_argument("--seed", type=seed, default=0, help="seed of the envs and the actions")
     bench.add_argument(
         "--device", choices=("cpu", "cuda"), default="cpu", help="where vecenv runs (default cpu)"
     )
@@ -321,7 +338,7 @@ def add_parser(sub):
     )
     check.add_argument(
         "--rounds",
-        type=int,
+        type=positive_int,
         default=None,
         help=f"rounds of each target (default 40; {bench_ref.DEFAULT_ROUNDS} with --compare-ref)",
     )

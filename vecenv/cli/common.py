@@ -1,5 +1,8 @@
 """What the commands share: the one-line error, the progress bar, tables, ``--env`` names."""
 
+import argparse
+import math
+import os
 import shutil
 import sys
 import time
@@ -39,6 +42,91 @@ def parse_ints(text, what):
     if not values or min(values) < 1:
         raise CliError(f"{what} must be positive integers, got {text!r}")
     return values
+
+
+# -- numbers on the command line: argparse types, so a bad value is a usage error (exit 2) ---------
+
+
+def _number(kind, low, high=math.inf, low_included=True, what=None):
+    """An argparse type: a finite ``kind`` (int or float) in [low, high] (low excluded unless
+    ``low_included``)."""
+
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {what or kind.__name__}: {text!r}") from None
+        inside = (low <= value if low_included else low < value) and value <= high
+        if not inside or math.isnan(value) or math.isinf(value):
+            left, right = "[" if low_included else "(", ")" if math.isinf(high) else "]"
+            raise argparse.ArgumentTypeError(
+                f"must be in {left}{low:g}, {high:g}{right}, got {text}"
+            )
+        return value
+
+    parse.__name__ = what or kind.__name__  # argparse names the type in its messages
+    return parse
+
+
+positive_int = _number(int, 1, what="an integer")
+count = _number(int, 0, what="an integer")  # zero allowed: none
+seed = _number(int, 0, 2**63 - 1, what="an integer")
+positive_float = _number(float, 0, low_included=False, what="a number")
+non_negative_float = _number(float, 0, what="a number")
+discount = _number(float, 0, 1, low_included=False, what="a number")
+finite_float = _number(float, -math.inf, what="a number")
+
+
+# -- output paths: checked before any work, so a run is not lost to a typo in where it goes ------
+
+
+def check_output_file(path, flag):
+    """CliError unless ``path`` can be written as a file: its folder exists and is writable, and
+    it is no folder itself."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise CliError(f"{flag} {path!r} is a directory, not a file")
+    if not os.path.isdir(folder):
+        raise CliError(f"{flag} {path!r}: no directory {folder!r} to write it in")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise CliError(f"{flag} {path!r} is not writable")
+
+
+def make_output_dir(path, flag):
+    """Create the directory ``path`` (and its parents) now, or CliError saying why not."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise CliError(f"{flag} {path!r} cannot be created: {e.strerror or e}") from None
+    if not os.access(path, os.W_OK):
+        raise CliError(f"{flag} {path!r} is not writable")
+
+
+# -- games and clusters --------------------------------------------------------------------------
+
+
+def two_agent_games():
+    """The registered two-agent games, for the help of the commands that play them."""
+    from vecenv import registry
+
+    return sorted(name for name, spec in registry.specs().items() if spec.num_agents == 2)
+
+
+def connect_ray(address):
+    """Connect to the Ray cluster that ``--ray`` names, or CliError saying why not: 'auto' is the
+    cluster running on this machine, or a new local one where none runs; a host:port that does
+    not answer fails within the cluster module's connect timeout."""
+    from vecenv import cluster
+
+    try:
+        if address == "auto":
+            try:
+                return cluster.connect("auto")
+            except ConnectionError:  # no cluster running here: start one
+                return cluster.connect(None)
+        return cluster.connect(address)
+    except (ConnectionError, ImportError, ValueError, TimeoutError) as e:
+        raise CliError(f"--ray {address}: {e}") from None
 
 
 def print_table(rows, headers, out, right=()):

@@ -10,7 +10,8 @@ import numpy as np
 
 from vecenv.render.frames import RenderError, TerminalView, recorder_for
 
-from .common import CliError, Progress
+from .common import CliError, Progress, check_output_file, positive_int
+from .common import seed as seed_number
 
 DEFAULT_FPS = 30
 
@@ -77,6 +78,8 @@ def play_episodes(args, out, agent, agent_name, env_id, whose):
         recorder = recorder_for(args.render_to) if args.render_to else None
     except RenderError as e:
         raise CliError(f"--render-to: {e}") from None
+    if args.render_to:
+        check_output_file(args.render_to, "--render-to")
     mode = choose_render_mode(env_id, args.render, args.render_to)
     env = make_env(env_id, mode)
     try:
@@ -147,8 +150,12 @@ def episode_options(parser, env_help=None):
         required=env_help is None,
         help=env_help or "CartPole-v1, cartpole, or gym.<Id> for Gymnasium's own",
     )
-    parser.add_argument("--episodes", type=int, default=10, help="episodes to play (default 10)")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the env and the agent")
+    parser.add_argument(
+        "--episodes", type=positive_int, default=10, help="episodes to play (default 10)"
+    )
+    parser.add_argument(
+        "--seed", type=seed_number, default=None, help="seed of the env and the agent"
+    )
     parser.add_argument("--render", action="store_true", help="show frames in the terminal")
     parser.add_argument(
         "--render-to", metavar="FILE", help="FILE.gif (animation) or FILE.png (contact sheet)"

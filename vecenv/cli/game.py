@@ -28,6 +28,13 @@ def add_parser(sub):
     check.add_argument(
         "--only", nargs="+", metavar="CHECK", help="run only these checks (see the table)"
     )
+    check.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="a check with no result after this long fails (an endless loop?); default 300. "
+        "The checks run in a child process, so a crash fails a check too",
+    )
     check.set_defaults(func=cmd_check)
 
 
@@ -46,8 +53,11 @@ def cmd_new(args, out):
 
 
 def cmd_check(args, out):
-    from vecenv import testing
+    from vecenv import guarded_check, testing
 
+    timeout = guarded_check.DEFAULT_TIMEOUT if args.timeout is None else args.timeout
+    if not timeout > 0:
+        raise CliError(f"--timeout must be a positive number of seconds, got {timeout:g}")
     unknown = [c for c in args.only or () if c not in testing.CHECKS]
     if unknown:
         raise CliError(f"no check {unknown[0]!r}; checks: {', '.join(testing.CHECKS)}")
@@ -55,6 +65,6 @@ def cmd_check(args, out):
         game = testing.named(args.game)
     except ValueError as exc:  # an unknown name, or a folder that is no game (GameError)
         raise CliError(str(exc)) from None
-    results = testing.run_checks(game, args.only)
+    results = guarded_check.run_checks(game, args.only, timeout)
     print(testing.table(game, results), file=out)
     return 1 if any(r.status == "fail" for r in results) else 0

@@ -11,10 +11,23 @@ checkpoints, ``curve.csv`` and ``curve.png`` (and for self-play ``league.json`` 
 import importlib.util
 import os
 
-from .common import CliError, Progress, resolve_env
+from .common import (
+    CliError,
+    Progress,
+    count,
+    discount,
+    finite_float,
+    make_output_dir,
+    non_negative_float,
+    positive_float,
+    positive_int,
+    resolve_env,
+    seed,
+)
 from .episodes import episode_options, play_episodes
 
 DEFAULT_RUNS = "runs"
+NO_PLOT = "plotting needs matplotlib (pip install matplotlib); the curve is in the CSV/JSON"
 
 
 def _need_torch():
@@ -60,9 +73,10 @@ def cmd_ppo(args, out):
 
     name = env_id.removeprefix("vecenv/")
     run_dir = args.run_dir or os.path.join(DEFAULT_RUNS, f"{name.replace('/', '_')}-{args.seed}")
+    if args.selfplay and (whose != "vecenv" or registry.get_spec(name).num_agents != 2):
+        raise CliError("--selfplay needs one of vecenv's two-agent games")
+    make_output_dir(run_dir, "--run-dir")  # before training: a run is not lost to a bad path
     if args.selfplay:
-        if whose != "vecenv" or registry.get_spec(name).num_agents != 2:
-            raise CliError("--selfplay needs one of vecenv's two-agent games")
         return _selfplay(args, out, registry.get_spec(name).name, config, run_dir)
     from vecenv import ppo
 
@@ -98,7 +112,7 @@ def cmd_ppo(args, out):
             f"reached {args.threshold} at {run.reached[0]:,} steps, {run.reached[1]:.1f} s",
             file=out,
         )
-    print(f"wrote {run_dir}: policy.pt, curve.csv, curve.png, run.json", file=out)
+    _wrote(run_dir, ("policy.pt", "curve.csv", "run.json", "curve.png"), run.plotted, out)
     return 0
 
 
@@ -130,8 +144,18 @@ def _selfplay(args, out, game, config, run_dir):
     )
     for summary in result.evaluations:
         print(summary, file=out)
-    print(f"wrote {run_dir}: policy.pt, league checkpoints, curve.png, league.json", file=out)
+    files = ("policy.pt", "league checkpoints", "league.json", "curve.png")
+    _wrote(run_dir, files, result.plotted, out)
     return 0
+
+
+def _wrote(run_dir, files, plotted, out):
+    """Say what the run wrote; the plot (last) is optional: matplotlib."""
+    if plotted:
+        print(f"wrote {run_dir}: {', '.join(files)}", file=out)
+        return
+    print(f"wrote {run_dir}: {', '.join(files[:-1])}", file=out)
+    print(f"note: no curve.png: {NO_PLOT}", file=out)
 
 
 def cmd_eval(args, out):
@@ -139,7 +163,7 @@ def cmd_eval(args, out):
     from vecenv import ppo
 
     try:
-        policy = ppo.load(args.policy)
+        policy = ppo.load(args.policy, game=args.env)
     except ValueError as e:
         raise CliError(str(e)) from None
     env_id, whose = resolve_env(args.env or policy.env_id)
@@ -153,25 +177,35 @@ def add_parsers(kinds):
         description="Train a policy with PPO on the engine's VectorEnv; writes the run directory.",
     )
     ppo.add_argument("--env", required=True, help="CartPole-v1, cartpole, connectx, gym.<Id>")
-    ppo.add_argument("--num-envs", type=int, default=64, help="environments (default 64)")
-    ppo.add_argument("--total-steps", type=int, default=200_000, help="env steps (default 200000)")
-    ppo.add_argument("--num-steps", type=int, default=32, help="steps per env per update (32)")
-    ppo.add_argument("--seed", type=int, default=1, help="seed of the env and the trainer (1)")
+    ppo.add_argument("--num-envs", type=positive_int, default=64, help="environments (default 64)")
+    ppo.add_argument(
+        "--total-steps", type=positive_int, default=200_000, help="env steps (default 200000)"
+    )
+    ppo.add_argument(
+        "--num-steps", type=positive_int, default=32, help="steps per env per update (32)"
+    )
+    ppo.add_argument("--seed", type=seed, default=1, help="seed of the env and the trainer (1)")
     ppo.add_argument("--hidden", default="64,64", help="hidden layer sizes (default 64,64)")
-    ppo.add_argument("--learning-rate", type=float, help="Adam's step size (default 2.5e-3)")
-    ppo.add_argument("--ent-coef", type=float, help="entropy bonus (default 0)")
-    ppo.add_argument("--update-epochs", type=int, help="epochs per update (default 4)")
-    ppo.add_argument("--num-minibatches", type=int, help="minibatches per epoch (default 4)")
-    ppo.add_argument("--gamma", type=float, help="discount (default 0.99)")
-    ppo.add_argument("--torch-threads", type=int, default=1, help="PyTorch's threads (1)")
-    ppo.add_argument("--threshold", type=float, help="stop when the mean return reaches it")
-    ppo.add_argument("--checkpoint-every", type=int, default=0, help="updates between checkpoints")
+    ppo.add_argument(
+        "--learning-rate", type=positive_float, help="Adam's step size (default 2.5e-3)"
+    )
+    ppo.add_argument("--ent-coef", type=non_negative_float, help="entropy bonus (default 0)")
+    ppo.add_argument("--update-epochs", type=positive_int, help="epochs per update (default 4)")
+    ppo.add_argument(
+        "--num-minibatches", type=positive_int, help="minibatches per epoch (default 4)"
+    )
+    ppo.add_argument("--gamma", type=discount, help="discount in (0, 1] (default 0.99)")
+    ppo.add_argument("--torch-threads", type=positive_int, default=1, help="PyTorch's threads (1)")
+    ppo.add_argument("--threshold", type=finite_float, help="stop when the mean return reaches it")
+    ppo.add_argument(
+        "--checkpoint-every", type=count, default=0, help="updates between checkpoints"
+    )
     ppo.add_argument("--run-dir", help=f"where the run goes (default {DEFAULT_RUNS}/ENV-SEED)")
     ppo.add_argument(
         "--selfplay", action="store_true", help="two-agent games: train against a league"
     )
     ppo.add_argument(
-        "--eval-matches", type=int, default=200, help="self-play: matches per evaluation (200)"
+        "--eval-matches", type=count, default=200, help="self-play: matches per evaluation (200)"
     )
     ppo.set_defaults(func=cmd_ppo)
 

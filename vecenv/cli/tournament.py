@@ -1,6 +1,14 @@
 """``vecenv tournament``: a round robin of several agents of a two-agent game, with ratings."""
 
-from .common import CliError, Progress
+from .common import (
+    CliError,
+    Progress,
+    check_output_file,
+    connect_ray,
+    positive_int,
+    seed,
+    two_agent_games,
+)
 from .play import parse_config
 
 
@@ -11,12 +19,12 @@ def cmd_tournament(args, out):
         game = registry.resolve(args.game)
     except ValueError as e:
         raise CliError(str(e)) from None
-    if args.matches_per_pair < 1:
-        raise CliError(
-            f"--matches-per-pair must be a positive integer, got {args.matches_per_pair}"
-        )
     if args.html and not args.html.endswith(".html"):
         raise CliError(f"--html writes FILE.html, got {args.html!r}")
+    if args.html:  # checked now: a bad path must not cost the matches
+        check_output_file(args.html, "--html")
+    if args.ray:
+        connect_ray(args.ray)
     k = len(args.agents)
     progress = Progress(k * (k - 1) // 2, "pairs")
     try:
@@ -25,7 +33,7 @@ def cmd_tournament(args, out):
             args.agents,
             args.matches_per_pair,
             seed=args.seed,
-            cluster=args.ray,
+            cluster=bool(args.ray),
             num_threads=args.threads,
             progress=lambda done, total: progress.update(done),
             **parse_config(args.config),
@@ -34,10 +42,13 @@ def cmd_tournament(args, out):
         raise CliError(str(e)) from None
     finally:
         progress.clear()
-    print(result, file=out)
+    print(result, file=out)  # first: the results are out whatever happens to the page
     if args.html:
-        with open(args.html, "w", encoding="utf-8") as f:
-            f.write(result.html())
+        try:
+            with open(args.html, "w", encoding="utf-8") as f:
+                f.write(result.html())
+        except OSError as e:
+            raise CliError(f"--html {args.html!r}: {e.strerror or e}") from None
         print(f"cross-table -> {args.html}", file=out)
     return 0
 
@@ -50,13 +61,16 @@ def add_parser(sub):
         "cross-table of scores and OpenSkill ratings. An agent is a built-in name, a saved "
         "policy (FILE.pt) or a Python policy (module:function).",
     )
-    p.add_argument("game", help="a two-agent game: connectx, tictactoe, rps, othello")
+    p.add_argument("game", help=f"a two-agent game: {', '.join(two_agent_games())}")
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT", help="two or more")
     p.add_argument(
-        "--matches-per-pair", type=int, default=100, help="matches of each pair (default 100)"
+        "--matches-per-pair",
+        type=positive_int,
+        default=100,
+        help="matches of each pair (default 100)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
-    p.add_argument("--threads", type=int, default=1, help="threads (default 1)")
+    p.add_argument("--seed", type=seed, default=0, help="seed (default 0)")
+    p.add_argument("--threads", type=positive_int, default=1, help="threads (default 1)")
     p.add_argument(
         "--config", nargs="*", metavar="KEY=VALUE", help="the game's configuration, e.g. rows=5"
     )
@@ -64,7 +78,8 @@ def add_parser(sub):
     p.add_argument(
         "--ray",
         metavar="ADDRESS",
-        help="spread the matches over the Ray cluster at ADDRESS ('auto': the local one)",
+        help="spread the matches over the Ray cluster at ADDRESS (host:port, ray://host:port; "
+        "'auto': the one running on this machine, or a new local one)",
     )
     p.set_defaults(func=cmd_tournament)
     return p

@@ -374,6 +374,7 @@ class CudaEngine:
         return {
             "game": self.name,
             "folder": str(game.folder) if game.origin == "registered" else None,
+            "identity": registry.identity(self.name),
             "num_envs": self.num_envs,
             "autoreset": self.autoreset,
             "max_episode_steps": self.max_episode_steps or 0,
@@ -383,8 +384,7 @@ class CudaEngine:
         }
 
     def __setstate__(self, state):
-        if state["folder"] is not None and state["game"] not in registry.games():
-            registry.register(state["folder"])
+        registry.check_identity(state["game"], state["folder"], state.get("identity"))
         self.__init__(
             state["game"],
             num_envs=state["num_envs"],

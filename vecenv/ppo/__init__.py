@@ -11,7 +11,7 @@ import json
 import os
 
 from .checkpoint import Policy, load, save
-from .curves import plot, write_csv
+from .curves import plot, try_plot, write_csv
 from .trainer import PPOConfig, Run, Trainer
 
 
@@ -79,14 +79,15 @@ def train(
     if run_dir is not None:
         save(os.path.join(run_dir, "policy.pt"), trainer.policy, name, config.to_dict())
         write_csv(run, os.path.join(run_dir, "curve.csv"))
-        plot(
+        with open(os.path.join(run_dir, "run.json"), "w") as f:
+            json.dump(summary(run, name), f, indent=2)
+        # Last: the plot is optional (matplotlib), the results above are not.
+        run.plotted = try_plot(
             {name: run},
             os.path.join(run_dir, "curve.png"),
             title=f"PPO on {name}",
             threshold=threshold,
         )
-        with open(os.path.join(run_dir, "run.json"), "w") as f:
-            json.dump(summary(run, name), f, indent=2)
     return run, trainer
 
 

@@ -31,8 +31,9 @@ def save(path, network, env_id, config=None, **extra):
     )
 
 
-def load(path):
-    """The ``Policy`` saved at ``path``; a file that is no checkpoint is a ValueError."""
+def load(path, game=None):
+    """The ``Policy`` saved at ``path``; a file that is no checkpoint is a ValueError, and so is
+    one trained on another game than ``game`` (where given)."""
     try:
         data = torch.load(path, weights_only=True, map_location="cpu")
     except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as e:
@@ -44,7 +45,22 @@ def load(path):
     )
     network.load_state_dict(data["weights"])
     network.eval()
-    return Policy(network, data["env"], data.get("config", {}), data.get("extra", {}))
+    policy = Policy(network, data["env"], data.get("config", {}), data.get("extra", {}))
+    if game is not None:
+        policy.check_game(game, path)
+    return policy
+
+
+def game_of(env_id):
+    """The game an env id names (a folder name, Gymnasium id, ``vecenv/<Id>`` or ``gym.<Id>``),
+    as the registry spells it; an id the registry does not know, as it is."""
+    from vecenv import registry
+
+    bare = env_id.removeprefix("gym.").removeprefix("vecenv/")
+    try:
+        return registry.resolve(bare)
+    except ValueError:
+        return bare
 
 
 class Policy:
@@ -56,6 +72,15 @@ class Policy:
         self.config, self.extra = dict(config or {}), dict(extra or {})
         self.observation_space = network.observation_space
         self.action_space = network.action_space
+
+    def check_game(self, game, source="the policy"):
+        """ValueError naming both games unless this policy was trained on ``game``: its network
+        would not fit the other's observations (or would play nonsense)."""
+        if game_of(self.env_id) != game_of(game):
+            raise ValueError(
+                f"{source} was trained on {self.env_id}, so it cannot play {game}; "
+                f"train one on {game} (vecenv train ppo --env {game})"
+            )
 
     def act(self, obs, batch, mask=None, greedy=True, generator=None):
         """Actions for a batch of ``batch`` observations (as the env takes them)."""

@@ -1,6 +1,8 @@
-"""Learning curves: a run's rows as CSV, and one PNG plot of one or more runs."""
+"""Learning curves: a run's rows as CSV, and one PNG plot of one or more runs (optional: it
+needs matplotlib, and a run's results are written before it)."""
 
 import csv
+import os
 
 
 def write_csv(run, path):
@@ -39,3 +41,16 @@ def plot(runs, path, title="", threshold=None):
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def try_plot(runs, path, **kwargs):
+    """``plot`` where matplotlib is installed; True if the plot was written. Without it, a
+    stale plot at ``path`` from an earlier run is removed rather than left to mislead."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        if os.path.exists(path):
+            os.remove(path)
+        return False
+    plot(runs, path, **kwargs)
+    return True

@@ -27,7 +27,7 @@ from vecenv import registry
 from vecenv.selfplay import Seats, play
 
 from .checkpoint import Policy, save
-from .curves import plot
+from .curves import try_plot
 from .network import ActorCritic, flatten
 from .trainer import update
 
@@ -40,6 +40,7 @@ class LeagueResult:
     env_seconds: float = 0.0
     evaluations: list = field(default_factory=list)  # selfplay Summaries, the last evaluation's
     curve: list = field(default_factory=list)  # (plies, seconds, learner's mean match reward)
+    plotted: bool = False  # curve.png written (it needs matplotlib)
 
 
 class LeagueTrainer:
@@ -325,15 +326,6 @@ def train(game, config, run_dir=None, on_rollout=None, evaluation_matches=200, *
             config.to_dict(),
             selfplay=True,
         )
-
-        class _Curve:  # plot takes runs with a curve
-            curve = result.curve
-
-        plot(
-            {f"{trainer.game} self-play": _Curve},
-            os.path.join(run_dir, "curve.png"),
-            title=f"PPO self-play on {trainer.game}: the learner's mean match reward",
-        )
         with open(os.path.join(run_dir, "league.json"), "w") as f:
             json.dump(
                 {
@@ -344,10 +336,21 @@ def train(game, config, run_dir=None, on_rollout=None, evaluation_matches=200, *
                     "env_fraction": round(result.env_seconds / max(result.seconds, 1e-9), 4),
                     "league": trainer.league,
                     "evaluations": [_summary_dict(s) for s in result.evaluations],
+                    "curve": [list(row) for row in result.curve],
                 },
                 f,
                 indent=2,
             )
+
+        # Last: the plot is optional (matplotlib), the results above are not.
+        class _Curve:  # plot takes runs with a curve
+            curve = result.curve
+
+        result.plotted = try_plot(
+            {f"{trainer.game} self-play": _Curve},
+            os.path.join(run_dir, "curve.png"),
+            title=f"PPO self-play on {trainer.game}: the learner's mean match reward",
+        )
     return result
 
 

@@ -12,6 +12,7 @@ Every random draw (network initialisation, actions, minibatches) comes from gene
 machine and thread count.
 """
 
+import math
 import time
 from collections import deque
 from dataclasses import asdict, dataclass, field
@@ -54,6 +55,27 @@ class PPOConfig:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
         if not 0 <= self.seed < 2**63:
             raise ValueError(f"seed must be in [0, 2**63), got {self.seed}")
+        for name in ("torch_threads", "window"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        # (low, high, low included): a discount of 0 would learn nothing, of over 1 diverge.
+        ranges = {
+            "gamma": (0, 1, False),
+            "gae_lambda": (0, 1, True),
+            "learning_rate": (0, math.inf, False),
+            "clip_coef": (0, math.inf, False),
+            "ent_coef": (0, math.inf, True),
+            "vf_coef": (0, math.inf, True),
+            "max_grad_norm": (0, math.inf, False),
+        }
+        for name, (low, high, closed) in ranges.items():
+            value = getattr(self, name)
+            inside = isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
+            inside = inside and (low <= value if closed else low < value) and value <= high
+            if not inside or math.isinf(value):
+                left, right = "[" if closed else "(", ")" if math.isinf(high) else "]"
+                raise ValueError(f"{name} must be in {left}{low}, {high}{right}, got {value!r}")
         self.hidden = tuple(int(h) for h in self.hidden)
 
     @property
@@ -83,6 +105,7 @@ class Run:
     seconds: float = 0.0  # the whole run
     steps: int = 0
     reached: tuple = None  # (env steps, seconds) when the threshold was first reached
+    plotted: bool = False  # curve.png written (it needs matplotlib)
 
     @property
     def steps_per_second(self):
