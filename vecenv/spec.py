@@ -83,8 +83,18 @@ def _bounds(values, shape, dtype, config):
     kind = np.float64 if np.dtype(dtype).kind == "f" else np.dtype(dtype)
     arr = np.array([_bound(v, dtype, config) for v in _flatten(values)], dtype=kind)
     if arr.size == 1:
-        arr = np.full(shape, arr[0])
+        # One bound for every cell: a read-only broadcast, no memory of the shape's size (reading
+        # a spec, as listing the games does, must not allocate a huge observation's bounds).
+        return np.broadcast_to(arr.astype(dtype)[0], shape)
     return arr.reshape(shape).astype(dtype)
+
+
+def _flat_bounds(values, shape, dtype, config):
+    """A continuous action's bounds per flat component, as float64."""
+    arr = _bounds(values, shape, dtype, config)
+    if arr.size and all(stride == 0 for stride in arr.strides):  # one bound: stay a broadcast
+        return np.broadcast_to(np.float64(arr.flat[0]), (arr.size,))
+    return arr.astype(np.float64).ravel()
 
 
 # kaggle-environments' base configuration, which every Kaggle game's configuration extends.
@@ -317,8 +327,8 @@ class GameSpec:
             discrete=False,
             shape=shape,
             dtype=dtype,
-            low=_bounds(entry["low"], shape, dtype, config).astype(np.float64).ravel(),
-            high=_bounds(entry["high"], shape, dtype, config).astype(np.float64).ravel(),
+            low=_flat_bounds(entry["low"], shape, dtype, config),
+            high=_flat_bounds(entry["high"], shape, dtype, config),
             description=entry.get("description", ""),
         )
 
