@@ -11,7 +11,8 @@ Every face derives its spaces and specs from this object; none hard-codes a game
 Shapes, action bounds and observation bounds may depend on the configuration: a string there is an
 arithmetic expression over integer configuration keys (``"rows * columns"``, ``"columns - 1"``).
 ``observation_fields(config)`` and ``action_spec(config)`` resolve them; ``observation`` and
-``action`` are the same at the default configuration.
+``action`` are the same at the default configuration. A configuration entry's ``high`` is a
+maximum for the engine only (Kaggle's exported schema leaves it out).
 """
 
 import ast
@@ -130,12 +131,17 @@ def _discrete_bound(entry, key, kaggle_key, config):
 def _config_entry(key, entry):
     kind = entry.get("type", "number")
     default = entry.get("default")
+    # ``high`` narrows Kaggle's schema for the engine alone, as a discrete action's does: a Kaggle
+    # game keeps the reference's schema (connectx has no maximum) and still has bounded sizes.
+    maximum = entry.get("maximum")
+    if "high" in entry:
+        maximum = entry["high"] if maximum is None else min(maximum, entry["high"])
     return ConfigEntry(
         name=key,
         type=kind,
         default=_number(default) if kind == "number" else default,
         minimum=entry.get("minimum"),
-        maximum=entry.get("maximum"),
+        maximum=maximum,
         enum=tuple(entry["enum"]) if "enum" in entry else None,
         description=entry.get("description", ""),
         infinite=bool(entry.get("infinite", False)),
