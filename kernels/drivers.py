@@ -29,7 +29,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic, overload
 from numba.np.arrayobj import make_array, populate_array
 
-from vecenv.kernels.state import DISABLED, SAME_STEP, TERMINATED, TRUNCATED
+from vecenv.kernels.state import ACTION_MAX, DISABLED, SAME_STEP, TERMINATED, TRUNCATED
 from vecenv.kernels.turns import ACTIVE
 
 # >>> bindings
@@ -122,25 +122,27 @@ def observe(states, cfgs, obs, mask):
 
 @nb.njit(cache=True, error_model="numpy")
 def first_bad_action(actions, low, high):
-    """Index of the first episode whose action row is out of range (or not finite), else -1."""
+    """Index of the first episode whose action row is out of range (or not a finite float32),
+    else -1."""
     for i in range(actions.shape[0]):
         for j in range(actions.shape[1]):
             a = actions[i, j]
             if ACTION_DISCRETE:
                 if a < low[j] or a > high[j]:
                     return i
-            elif not np.isfinite(a):
+            elif not abs(a) <= ACTION_MAX:
                 return i
     return -1
 
 
 @nb.njit(cache=True, error_model="numpy")
 def count_bad_actions(actions, low, high):
-    """How many action components are out of range (or not finite). Every step pays it, while
-    ``first_bad_action`` runs only when it is non-zero, so it is written to vectorise: one
+    """How many action components are out of range (or not finite float32s). Every step pays it,
+    while ``first_bad_action`` runs only when it is non-zero, so it is written to vectorise: one
     unit-stride loop over the flat array, branch-free, integer compares for discrete actions. A
     discrete action is one choice per agent, every agent with the same bounds, so the first
-    column's bounds are every column's; continuous actions are only checked to be finite."""
+    column's bounds are every column's; continuous actions are only checked to be finite float32s
+    (within ``ACTION_MAX``)."""
     flat = actions.reshape(actions.size)
     lo = low[0]
     hi = high[0]
@@ -150,7 +152,7 @@ def count_bad_actions(actions, low, high):
         if ACTION_DISCRETE:
             bad += np.int64(a < lo) + np.int64(a > hi)
         else:
-            bad += np.int64(not np.isfinite(a))
+            bad += np.int64(not abs(a) <= ACTION_MAX)
     return bad
 
 
@@ -194,7 +196,7 @@ def _take_actions(src, actions, low, high):
         if ACTION_DISCRETE:
             bad += np.int64(a < lo) + np.int64(a > hi)
         else:
-            bad += np.int64(not np.isfinite(a))
+            bad += np.int64(not abs(a) <= ACTION_MAX)
     if bad > 0:
         return first_bad_action(src.reshape(actions.shape), low, high)
     return -1

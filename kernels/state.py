@@ -26,6 +26,11 @@ def state_dtype(fields):
     return np.dtype(HEADER + list(fields), align=True)
 
 
+# A continuous action component must lie in [-ACTION_MAX, ACTION_MAX], float32's finite range
+# (the spaces' dtype): a float64 beyond it (1e300) means as little to the rules as NaN, and turns
+# rewards into infinities. Compared as ``not abs(a) <= ACTION_MAX``, NaN fails too.
+ACTION_MAX = float(np.finfo(np.float32).max)
+
 # Autoreset modes, as gymnasium's AutoresetMode.
 NEXT_STEP = 0
 SAME_STEP = 1

@@ -223,7 +223,7 @@ def test_continuous_actions_as_the_gymnasium_vector_env():
         go, gr, *_ = gym.step(a)
         np.testing.assert_array_equal(o, go)
         np.testing.assert_array_equal(r, gr.astype(np.float32))
-    with pytest.raises(ValueError, match="not finite"):
+    with pytest.raises(ValueError, match="not a finite float32"):
         env.step(np.array([[0.0], [np.nan], [0.0]], dtype=np.float32))
 
 

@@ -53,19 +53,29 @@ __all__ = ["Engine", "GameError", "__version__", "list_envs", "make", "register"
 
 
 def make(
-    game, num_envs=1, seed=None, num_threads=1, autoreset="next_step", device="cpu", **configuration
+    game,
+    num_envs=1,
+    seed=None,
+    num_threads=1,
+    autoreset="next_step",
+    device="cpu",
+    memory_budget=None,
+    **configuration,
 ):
     """Make an engine of ``num_envs`` episodes of ``game`` (see :class:`vecenv.engine.Engine`);
-    ``device="cuda"`` keeps them on the GPU (:class:`vecenv.cuda.engine.CudaEngine`)."""
+    ``device="cuda"`` keeps them on the GPU (:class:`vecenv.cuda.engine.CudaEngine`). A make whose
+    arrays would exceed ``memory_budget`` (default: ``VECENV_MEMORY_BUDGET`` or 4 GiB, see
+    ``vecenv.memory``) raises ValueError before allocating."""
+    kwargs = dict(configuration, memory_budget=memory_budget)
     if device == "cuda":
         from .cuda.engine import CudaEngine
 
-        return CudaEngine(game, num_envs, seed, num_threads, autoreset, **configuration)
+        return CudaEngine(game, num_envs, seed, num_threads, autoreset, **kwargs)
     if device != "cpu":
         raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
     from .engine import Engine
 
-    return Engine(game, num_envs, seed, num_threads, autoreset, **configuration)
+    return Engine(game, num_envs, seed, num_threads, autoreset, **kwargs)
 
 
 def register(path):

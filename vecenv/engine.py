@@ -16,9 +16,17 @@ import numba
 import numpy as np
 
 from vecenv.kernels import build, rng
-from vecenv.kernels.state import DISABLED, HEADER_NAMES, HELD, NEXT_STEP, SAME_STEP, state_dtype
+from vecenv.kernels.state import (
+    DISABLED,
+    HEADER,
+    HEADER_NAMES,
+    HELD,
+    NEXT_STEP,
+    SAME_STEP,
+    state_dtype,
+)
 
-from . import positions, registry
+from . import memory, positions, registry
 from .spec import is_integer
 
 AUTORESET_MODES = {"next_step": NEXT_STEP, "same_step": SAME_STEP, "disabled": DISABLED}
@@ -55,10 +63,49 @@ def _read_only_views(fields, arrays):
 
 def check_action_dtype(game, discrete, dtype):
     """Raise ValueError unless actions of ``dtype`` can be taken without a silent cast: integers
-    for a discrete game, integers or floats for a continuous one."""
+    for a discrete game, integers or floats for a continuous one. Structured, object, bool,
+    complex and time dtypes are refused; a non-native byte order is converted."""
     if dtype.kind not in "iu" and (discrete or dtype.kind != "f"):
         want = "integers" if discrete else "numbers"
         raise ValueError(f"{game} actions must be {want}, got dtype {dtype}")
+
+
+def action_array(game, actions):
+    """``actions`` as an ndarray the checks can trust, or TypeError. A masked array is refused:
+    ``np.asarray`` would silently drop its mask and step with whatever lies under it. Other
+    ndarray subclasses (memmap, matrix, ...) are read as plain arrays."""
+    if type(actions) is np.ndarray:
+        return actions
+    if isinstance(actions, np.ma.MaskedArray):
+        raise TypeError(f"{game} actions must be a plain numpy array, got a masked array")
+    a = np.asarray(actions)
+    return a if type(a) is np.ndarray else a.view(np.ndarray)
+
+
+def _record_bytes(dtype, offset, covered):
+    """Mark in ``covered`` the bytes of a record ``dtype`` at ``offset`` that hold a field."""
+    if dtype.fields is not None:
+        for sub, off, *_ in dtype.fields.values():
+            _record_bytes(sub, offset + off, covered)
+    elif dtype.subdtype is not None and dtype.base.fields is not None:
+        base = dtype.base
+        for k in range(dtype.itemsize // base.itemsize):
+            _record_bytes(base, offset + k * base.itemsize, covered)
+    else:
+        covered[offset : offset + dtype.itemsize] = True
+
+
+def copy_records(states, where):
+    """The records ``states[where]`` (``where`` an int or index array) as a copy whose padding
+    bytes are zero: numpy copies records field by field, leaving an aligned record's padding as
+    whatever the fresh memory held, so equal states would differ in ``tobytes()``."""
+    dtype = states.dtype
+    covered = np.zeros(dtype.itemsize, dtype=np.bool_)
+    _record_bytes(dtype, 0, covered)
+    raw = np.ascontiguousarray(states).view(np.uint8).reshape(len(states), dtype.itemsize)
+    out = raw[np.atleast_1d(where)]  # a copy, bytes and all
+    out[:, ~covered] = 0
+    return out.view(dtype).reshape(np.shape(where))
 
 
 def check_loaded_states(check_state, saved, dtype, num_envs):
@@ -163,6 +210,9 @@ class Engine:
             decides from the time of the first serial steps, True and False force it.
         max_episode_steps: the time limit; None takes the game's ``episodeSteps`` configuration,
             0 means none.
+        memory_budget: the most bytes the engine's arrays may take (bytes or a string such as
+            ``"16G"``); None takes ``VECENV_MEMORY_BUDGET`` or the default (see
+            ``vecenv.memory``). A make over it raises ValueError before allocating.
         **configuration: the game's configuration (see its specification).
     """
 
@@ -175,12 +225,12 @@ class Engine:
         autoreset="next_step",
         max_episode_steps=None,
         parallel=None,
+        memory_budget=None,
         **configuration,
     ):
         self.spec = registry.get_spec(game)
         self.name = self.spec.name
-        if not is_integer(num_envs) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        memory.check_num_envs(num_envs, is_integer)
         max_threads = numba.config.NUMBA_NUM_THREADS
         if not is_integer(num_threads) or not 1 <= num_threads <= max_threads:
             raise ValueError(
@@ -212,7 +262,12 @@ class Engine:
         # FIELDS is a list, or a function of the configuration for games whose state size depends
         # on it (a board of rows x columns); numba compiles one loop per resulting record type.
         fields = self.rules.FIELDS
-        self.state_dtype = state_dtype(fields(self.config) if callable(fields) else fields)
+        fields = fields(self.config) if callable(fields) else fields
+        # Every size is known: refuse what would not fit the memory budget before allocating.
+        self.memory_budget = memory_budget
+        self._episode_bytes = self._bytes_per_episode(fields)
+        memory.check(self.name, self.num_envs, self._episode_bytes, 0, memory_budget)
+        self.state_dtype = state_dtype(fields)
         self._bounds = getattr(self.rules, "STATE_BOUNDS", {})
         self._drivers = build.load_drivers(self.name, self.rules, self.action.discrete)
 
@@ -255,6 +310,17 @@ class Engine:
         self.first_episode = 0
         self.seed = fresh_seed() if seed is None else _check_seed(seed)
         self.reset(seed=self.seed)
+
+    def _bytes_per_episode(self, fields):
+        """What one episode's arrays take, by part (see ``vecenv.memory``)."""
+        a, width = self.num_agents, self.action.width
+        obs = memory.observation_bytes(self.observation, a)
+        return {
+            "state": memory.field_bytes(HEADER + list(fields)),
+            "observations": obs * (2 if self._mode == SAME_STEP else 1),
+            # rewards, flags, the random words, a face's copy of the actions
+            "buffers": 8 * a + 3 + 8 + 8 * a * width,
+        }
 
     def _obs_shape(self, field):
         head = (self.num_envs,) if field.shared else (self.num_envs, self.num_agents)
@@ -319,7 +385,7 @@ class Engine:
 
     def _actions(self, actions):
         """``actions`` as the (N, agents * width) array of the one type the kernels take."""
-        a = actions if isinstance(actions, np.ndarray) else np.asarray(actions)
+        a = actions if type(actions) is np.ndarray else action_array(self.name, actions)
         if a.shape in self._act_shapes and self._canonical(a):
             return a.reshape(self._flat_shape)  # a view: the common case costs no copy
         check_action_dtype(self.name, self.action.discrete, a.dtype)
@@ -549,7 +615,7 @@ class Engine:
         if self.action.discrete:
             allowed = f"[{self._act_low.min()}, {self._act_high.max()}]"
             raise ValueError(f"action of env {i} is out of range {allowed}: {row.tolist()}")
-        raise ValueError(f"action of env {i} is not finite: {row.tolist()}")
+        raise ValueError(f"action of env {i} is not a finite float32: {row.tolist()}")
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -561,8 +627,8 @@ class Engine:
     def get_state(self, idx=None):
         """A copy of the state records: all, one (``idx`` an int) or a selection."""
         where = self._index(idx)
-        # Fancy indexing copies; a record taken by an int index would be a view into the engine.
-        return self.states[np.atleast_1d(where)].reshape(where.shape)
+        # A copy (a record taken by an int index would be a view into the engine), padding zeroed.
+        return copy_records(self._states, where)
 
     def set_state(self, state, idx=None):
         """Overwrite the records at ``idx`` (all by default) after checking them.
@@ -657,6 +723,7 @@ class Engine:
             "num_threads": self.num_threads,
             "autoreset": self.autoreset,
             "max_episode_steps": self.max_episode_steps or 0,
+            "memory_budget": self.memory_budget,
             "configuration": dict(self.config),
             "seed": self.seed,
             "first_episode": self.first_episode,
@@ -682,6 +749,7 @@ class Engine:
             num_threads=threads,
             autoreset=state["autoreset"],
             max_episode_steps=state["max_episode_steps"],
+            memory_budget=state.get("memory_budget"),
             **state["configuration"],
         )
         self.first_episode = state["first_episode"]

@@ -14,7 +14,7 @@ import numpy as np
 from vecenv.kernels.state import TERMINATED
 from vecenv.kernels.turns import ACTIVE
 
-from .engine import Engine, autoreset_mode, fresh_seed, is_integer
+from .engine import Engine, action_array, autoreset_mode, fresh_seed, is_integer
 from .selfplay import Seats
 
 # Opponent replies in one step, at most: a game where the opponent keeps the move longer is
@@ -118,7 +118,7 @@ class OpponentEngine:
         return self.obs
 
     def step(self, actions):
-        a = np.asarray(actions)
+        a = action_array(self.name, actions)
         if a.shape not in ((self.num_envs,), (self.num_envs, 1)):
             raise ValueError(
                 f"actions must have shape ({self.num_envs},) or ({self.num_envs}, 1), got {a.shape}"

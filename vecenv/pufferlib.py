@@ -45,7 +45,7 @@ import pufferlib
 import pufferlib.emulation
 
 from vecenv import registry
-from vecenv.engine import PARALLEL_MIN_ENVS, Engine, check_action_dtype
+from vecenv.engine import PARALLEL_MIN_ENVS, Engine, action_array, check_action_dtype
 from vecenv.gym import spaces
 from vecenv.kernels.turns import ACTIVE
 
@@ -223,7 +223,7 @@ class PufferEnv(pufferlib.PufferEnv):
         go as they are, to a step compiled for them on first use; anything else is checked and
         converted."""
         if code == -3:
-            a = np.asarray(actions)
+            a = action_array(self.engine.name, actions)
             wide = self.engine.action.kernel_dtype
             if a.dtype == wide and a.shape == self._act_shape and a.flags.c_contiguous:
                 if self._wide_call is None:
@@ -253,8 +253,8 @@ class PufferEnv(pufferlib.PufferEnv):
 
     def _coerce(self, actions):
         """``actions`` as PufferLib's own action array, or ValueError (never a silent cast)."""
-        a = np.asarray(actions)
         name = self.engine.name
+        a = action_array(name, actions)
         discrete = self.engine.action.discrete
         check_action_dtype(name, discrete, a.dtype)
         if a.shape != self._act_shape:
@@ -275,7 +275,7 @@ class PufferEnv(pufferlib.PufferEnv):
         if self.engine.action.discrete:
             low, high = self.engine.action.low[0], self.engine.action.high[0]
             self._raise_row(episode, rows.tolist(), f"is out of range [{int(low)}, {int(high)}]")
-        self._raise_row(episode, rows.tolist(), "is not finite")
+        self._raise_row(episode, rows.tolist(), "is not a finite float32")
 
     def _raise_row(self, row, value, what):
         raise ValueError(f"{self.engine.name}: the action of row {row} {what}: {value}")

@@ -24,11 +24,12 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from vecenv.engine import action_array, check_action_dtype, fresh_seed, is_integer
 from vecenv.engine import autoreset_mode as autoreset_mode_of
-from vecenv.engine import check_action_dtype, fresh_seed, is_integer
 from vecenv.gym.multiagent import batched, read_only
 from vecenv.gym.multiagent import flat as multiagent_flat
 from vecenv.gym.spaces import copy_obs
+from vecenv.kernels.state import ACTION_MAX
 
 from . import rayresults, sharedarrays, sharedsteps
 from .cluster import check_room, connect, ray, require_ray, worker_cpus  # noqa: F401
@@ -529,7 +530,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         return out
 
     def _check_actions(self, actions):
-        a = np.asarray(actions)
+        a = action_array(self._game, actions)
         space = self.single_action_space
         shape = (self.num_envs,) + self._action_shape
         if a.shape != shape:
@@ -542,10 +543,10 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 i = int(np.flatnonzero((a < low) | (a > high))[0])
                 raise ValueError(f"action of env {i} is out of range [{low}, {high}]: {a[i]}")
         else:
-            finite = np.isfinite(a.reshape(self.num_envs, -1)).all(axis=1)
+            finite = (np.abs(a.reshape(self.num_envs, -1)) <= ACTION_MAX).all(axis=1)
             if not finite.all():
                 i = int(np.flatnonzero(~finite)[0])
-                raise ValueError(f"action of env {i} is not finite: {a[i].tolist()}")
+                raise ValueError(f"action of env {i} is not a finite float32: {a[i].tolist()}")
         return a
 
     def _to_send(self, a):

@@ -16,6 +16,7 @@ when they already have its type.
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv as _SB3VecEnv
 
+from vecenv.engine import action_array
 from vecenv.gym import spaces
 from vecenv.opponent import engine_for
 
@@ -110,7 +111,7 @@ class VecEnv(_SB3VecEnv):
             raise RuntimeError("step_wait() without step_async()")
         engine = self.engine
         if engine.num_agents == 1 and not isinstance(actions, np.ndarray):
-            actions = np.asarray(actions)
+            actions = action_array(engine.name, actions)
         engine.step(actions)
         terminated, truncated = engine.terminated, engine.truncated
         dones = terminated | truncated

@@ -11,7 +11,8 @@ Every face derives its spaces and specs from this object; none hard-codes a game
 Shapes, action bounds and observation bounds may depend on the configuration: a string there is an
 arithmetic expression over integer configuration keys (``"rows * columns"``, ``"columns - 1"``).
 ``observation_fields(config)`` and ``action_spec(config)`` resolve them; ``observation`` and
-``action`` are the same at the default configuration.
+``action`` are the same at the default configuration. A configuration entry's ``high`` is a
+maximum for the engine only (Kaggle's exported schema leaves it out).
 """
 
 import ast
@@ -83,8 +84,18 @@ def _bounds(values, shape, dtype, config):
     kind = np.float64 if np.dtype(dtype).kind == "f" else np.dtype(dtype)
     arr = np.array([_bound(v, dtype, config) for v in _flatten(values)], dtype=kind)
     if arr.size == 1:
-        arr = np.full(shape, arr[0])
+        # One bound for every cell: a read-only broadcast, no memory of the shape's size (reading
+        # a spec, as listing the games does, must not allocate a huge observation's bounds).
+        return np.broadcast_to(arr.astype(dtype)[0], shape)
     return arr.reshape(shape).astype(dtype)
+
+
+def _flat_bounds(values, shape, dtype, config):
+    """A continuous action's bounds per flat component, as float64."""
+    arr = _bounds(values, shape, dtype, config)
+    if arr.size and all(stride == 0 for stride in arr.strides):  # one bound: stay a broadcast
+        return np.broadcast_to(np.float64(arr.flat[0]), (arr.size,))
+    return arr.astype(np.float64).ravel()
 
 
 # kaggle-environments' base configuration, which every Kaggle game's configuration extends.
@@ -120,12 +131,17 @@ def _discrete_bound(entry, key, kaggle_key, config):
 def _config_entry(key, entry):
     kind = entry.get("type", "number")
     default = entry.get("default")
+    # ``high`` narrows Kaggle's schema for the engine alone, as a discrete action's does: a Kaggle
+    # game keeps the reference's schema (connectx has no maximum) and still has bounded sizes.
+    maximum = entry.get("maximum")
+    if "high" in entry:
+        maximum = entry["high"] if maximum is None else min(maximum, entry["high"])
     return ConfigEntry(
         name=key,
         type=kind,
         default=_number(default) if kind == "number" else default,
         minimum=entry.get("minimum"),
-        maximum=entry.get("maximum"),
+        maximum=maximum,
         enum=tuple(entry["enum"]) if "enum" in entry else None,
         description=entry.get("description", ""),
         infinite=bool(entry.get("infinite", False)),
@@ -317,8 +333,8 @@ class GameSpec:
             discrete=False,
             shape=shape,
             dtype=dtype,
-            low=_bounds(entry["low"], shape, dtype, config).astype(np.float64).ravel(),
-            high=_bounds(entry["high"], shape, dtype, config).astype(np.float64).ravel(),
+            low=_flat_bounds(entry["low"], shape, dtype, config),
+            high=_flat_bounds(entry["high"], shape, dtype, config),
             description=entry.get("description", ""),
         )
 

@@ -20,11 +20,9 @@ Differences from the CPU drivers, all forced by the GPU:
   no ``trailing_zeros`` intrinsic for numba, and a thread's branches cost nothing extra).
 """
 
-import math
-
 from numba import cuda
 
-from vecenv.kernels.state import DISABLED, SAME_STEP, TERMINATED, TRUNCATED
+from vecenv.kernels.state import ACTION_MAX, DISABLED, SAME_STEP, TERMINATED, TRUNCATED
 from vecenv.kernels.turns import ACTIVE
 
 # >>> bindings
@@ -70,7 +68,7 @@ def check_actions(actions, low, high, bad):
     if i < actions.shape[0]:
         for j in range(actions.shape[1]):
             a = actions[i, j]
-            wrong = a < low[j] or a > high[j] if ACTION_DISCRETE else not math.isfinite(a)
+            wrong = a < low[j] or a > high[j] if ACTION_DISCRETE else not abs(a) <= ACTION_MAX
             if wrong:
                 cuda.atomic.min(bad, 0, i)
 

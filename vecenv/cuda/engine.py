@@ -19,13 +19,15 @@ any episode moves, as on the CPU.
 import numpy as np
 from numba import cuda
 
-from vecenv import registry
+from vecenv import memory, registry
 from vecenv.engine import (
     AUTORESET_MODES,
     Engine,
     _check_seed,
+    action_array,
     check_action_dtype,
     check_loaded_states,
+    copy_records,
     fresh_seed,
 )
 from vecenv.kernels import rng
@@ -105,10 +107,10 @@ class CudaEngine:
         autoreset="next_step",
         max_episode_steps=None,
         parallel=None,
+        memory_budget=None,
         **configuration,
     ):
-        if not is_integer(num_envs) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        memory.check_num_envs(num_envs, is_integer)
         if not cuda.is_available():
             raise RuntimeError(
                 "device='cuda' needs a CUDA GPU and its driver, and none is usable here "
@@ -119,8 +121,10 @@ class CudaEngine:
         # the host keeps: the spec, the configuration record, the state checks.
         host = Engine(
             game, 1, seed=0, autoreset=autoreset, max_episode_steps=max_episode_steps,
-            **configuration,
+            memory_budget=memory_budget, **configuration,
         )  # fmt: skip
+        # The device's arrays (and their host copies) as many as the CPU engine's.
+        memory.check(host.name, int(num_envs), host._episode_bytes, 0, memory_budget)
         self._host = host
         self.spec, self.name, self.config = host.spec, host.name, host.config
         self.num_envs = n = int(num_envs)
@@ -237,6 +241,8 @@ class CudaEngine:
 
     def _actions(self, actions):
         """``actions`` as the (N, agents * width) device array of the kernels' one type."""
+        if isinstance(actions, np.ndarray):
+            actions = action_array(self.name, actions)  # a masked array refused, not unmasked
         a, on_device = _given(actions)
         check_action_dtype(self.name, self.action.discrete, a.dtype)
         if a.shape not in self._act_shapes:
@@ -286,7 +292,7 @@ class CudaEngine:
             if self.action.discrete:
                 allowed = f"[{self._act_low.min()}, {self._act_high.max()}]"
                 raise ValueError(f"action of env {bad} is out of range {allowed}: {row.tolist()}")
-            raise ValueError(f"action of env {bad} is not finite: {row.tolist()}")
+            raise ValueError(f"action of env {bad} is not a finite float32: {row.tolist()}")
         return (self.obs, *self._out)
 
     # -- state ---------------------------------------------------------------------------------
@@ -294,7 +300,7 @@ class CudaEngine:
     def get_state(self, idx=None):
         """A host copy of the state records: all, one (``idx`` an int) or a selection."""
         where = np.arange(self.num_envs) if idx is None else np.arange(self.num_envs)[idx]
-        return self._states.copy_to_host()[np.atleast_1d(where)].reshape(where.shape)
+        return copy_records(self._states.copy_to_host(), where)  # padding zeroed
 
     def set_state(self, state, idx=None):
         """Overwrite the records at ``idx`` (all by default) with host records, after the CPU

@@ -3,7 +3,7 @@
 import gymnasium
 import numpy as np
 
-from vecenv.engine import is_integer
+from vecenv.engine import action_array, is_integer
 from vecenv.opponent import engine_for
 
 from . import spaces
@@ -76,12 +76,12 @@ class GameEnv(spaces.PicklesByGame, gymnasium.Env):
                     raise ValueError(f"action out of range: {action!r}")
                 self._flat[0, 0] = action
                 return
-            arr = np.asarray(action)
+            arr = action_array(self._engine.name, action)
             if arr.shape != () or arr.dtype.kind not in "iu":
                 raise ValueError(f"{self._engine.name} action must be an integer, got {action!r}")
             self._flat[0, 0] = arr
             return
-        arr = np.asarray(action)
+        arr = action_array(self._engine.name, action)
         if arr.dtype.kind not in "iuf" or arr.shape != self.action_space.shape:
             raise ValueError(
                 f"{self._engine.name} action must be numbers of shape "
