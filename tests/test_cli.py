@@ -262,6 +262,18 @@ def test_bench_prints_a_table_with_a_ratio(capsys):
     assert all(re.fullmatch(r"[\d.]+x", r[-1]) for r in rows)
 
 
+def test_bench_says_which_loop_each_thread_count_ran(capsys):
+    """A small batch never runs the threaded loop, whatever threads it was given: the rows of 1
+    and 2 threads both say serial (and are measured in alternating runs)."""
+    argv = ["bench", "--num-envs", "8", "--threads", "1,2", "--steps", "20", "--no-gym"]
+    code, out, err = run(capsys, *argv, "--repeats", "2")
+    assert code == 0, err
+    header = next(line for line in out.splitlines() if line.startswith("env")).split()
+    assert header[:4] == ["env", "N", "threads", "loop"]
+    rows = [line.split() for line in out.splitlines() if line.startswith("CartPole-v1 ")]
+    assert [(r[2], r[3]) for r in rows] == [("1", "serial"), ("2", "serial")]
+
+
 def test_bench_without_gymnasium_and_with_a_plot(capsys, tmp_path):
     path = tmp_path / "bench.png"
     argv = ["bench", "--num-envs", "2", "--steps", "5", "--repeats", "1", "--no-gym"]

@@ -48,10 +48,16 @@ def si(x):
 
 
 class Target:
-    """One vector env being measured: its step function, a pool of actions, and close."""
+    """One vector env being measured: its step function, a pool of actions, and close;
+    ``engine``, vecenv's engine underneath, where there is one (it says which loop it ran)."""
 
-    def __init__(self, step, pool, close):
-        self.step, self.pool, self.close = step, pool, close
+    def __init__(self, step, pool, close, engine=None):
+        self.step, self.pool, self.close, self.engine = step, pool, close, engine
+
+    def loop(self):
+        """ "threaded" or "serial": the loop vecenv's engine chose for this batch ("-" else)."""
+        uses = getattr(self.engine, "uses_threads", None)
+        return "-" if uses is None else ("threaded" if uses else "serial")
 
     def run(self, k):
         batches = itertools.islice(itertools.cycle(self.pool), k)
@@ -77,7 +83,7 @@ def make_ours(spec, n, threads, seed, device="cpu"):
         env = gymnasium.make_vec(f"vecenv/{spec.gym['id']}", num_envs=n, num_threads=threads)
         env.reset(seed=seed)
         pool = [sample(env.action_space, rng) for _ in range(POOL)]
-        return Target(env.step, pool, env.close)
+        return Target(env.step, pool, env.close, getattr(env, "_engine", None))
     import vecenv
 
     engine = vecenv.make(spec.name, num_envs=n, seed=seed, num_threads=threads, device=device)
@@ -94,7 +100,7 @@ def make_ours(spec, n, threads, seed, device="cpu"):
         from numba import cuda
 
         pool = [cuda.to_device(a) for a in pool]
-    return Target(engine.step, pool, lambda: None)
+    return Target(engine.step, pool, lambda: None, engine)
 
 
 def gym_mode(gym_id):
@@ -116,19 +122,31 @@ def make_theirs(gym_id, mode, n, seed):
     return Target(env.step, pool, env.close)
 
 
-def measure(target, n, steps, seconds, repeats):
-    """Median env-steps/s of ``repeats`` timed runs of ``steps`` batches (or ``seconds`` each)."""
+def calibrate(target, steps, seconds):
+    """Warm ``target`` up and return the batches a timed run takes: ``steps``, or as many as
+    take about ``seconds``."""
     target.run(WARMUP)
-    if steps is None:
-        k = 1
-        while True:
-            elapsed = target.run(k)
-            if elapsed >= CALIBRATE_SECONDS or k >= 1 << 24:
-                break
-            k *= 2
-        steps = max(1, round(k * seconds / max(elapsed, 1e-9)))
-    rates = [n * steps / max(target.run(steps), 1e-12) for _ in range(repeats)]
-    return statistics.median(rates)
+    if steps is not None:
+        return steps
+    k = 1
+    while True:
+        elapsed = target.run(k)
+        if elapsed >= CALIBRATE_SECONDS or k >= 1 << 24:
+            break
+        k *= 2
+    return max(1, round(k * seconds / max(elapsed, 1e-9)))
+
+
+def measure(targets, n, steps, seconds, repeats):
+    """Median env-steps/s of each of ``targets`` (a dict) over ``repeats`` timed runs, the runs
+    of all targets alternating so that each sees the same spells of a shared machine's load;
+    ``steps`` is a dict of batches per run (None: as many as take ``seconds``)."""
+    batches = {key: calibrate(t, steps.get(key), seconds) for key, t in targets.items()}
+    rates = {key: [] for key in targets}
+    for _ in range(repeats):
+        for key, target in targets.items():
+            rates[key].append(n * batches[key] / max(target.run(batches[key]), 1e-12))
+    return {key: statistics.median(r) for key, r in rates.items()}
 
 
 def check_plot(path):
@@ -228,11 +246,15 @@ def cmd_bench(args, out):
             file=out,
         )
     else:
-        print(f"random actions, median of {args.repeats} runs of {budget}", file=out)
+        print(
+            f"random actions, median of {args.repeats} runs of {budget}, the runs of every "
+            "figure of one N alternating; loop: the one vecenv's engine chose for that batch",
+            file=out,
+        )
 
     w = max(len(gym_id), 3)
-    head = ("env", "N", "threads", "vecenv steps/s", "gymnasium steps/s", "ratio")
-    line = "{:<" + str(w) + "}  {:>7}  {:>7}  {:>14}  {:>17}  {:>7}"
+    head = ("env", "N", "threads", "loop", "vecenv steps/s", "gymnasium steps/s", "ratio")
+    line = "{:<" + str(w) + "}  {:>7}  {:>7}  {:>8}  {:>14}  {:>17}  {:>7}"
     print(line.format(*head), file=out, flush=True)
     if gate:
         run = bench_gate.measure_run(
@@ -240,40 +262,37 @@ def cmd_bench(args, out):
         )
         return bench_gate.save_and_judge(args, out, run)
 
-    total = len(ns) * (len(threads) + (mode is not None))
-    progress = Progress(total, "bench")
-    done = 0
+    progress = Progress(len(ns), "bench")
     ours = {t: [] for t in threads}
     theirs = []
-    for n in ns:
-        theirs_rate = None
-        if mode is not None:
-            progress.update(done, f"gymnasium N={n}", force=True)
-            steps = args.steps
-            if steps is not None and mode == "sync":
-                steps = min(steps, max(WARMUP, SYNC_ENV_STEPS // n))
-            target = make_theirs(gym_id, mode, n, args.seed)
-            try:
-                theirs_rate = measure(target, n, steps, seconds, args.repeats)
-            finally:
+    for done, n in enumerate(ns):
+        progress.update(done, f"N={n}", force=True)
+        targets, steps = {}, {}
+        try:
+            if mode is not None:
+                targets["gym"] = make_theirs(gym_id, mode, n, args.seed)
+                steps["gym"] = args.steps
+                if args.steps is not None and mode == "sync":
+                    steps["gym"] = min(args.steps, max(WARMUP, SYNC_ENV_STEPS // n))
+            for t in threads:
+                try:
+                    targets[t] = make_ours(spec, n, t, args.seed, args.device)
+                except (ValueError, RuntimeError) as e:
+                    raise CliError(str(e)) from None
+                steps[t] = args.steps
+            rates = measure(targets, n, steps, seconds, args.repeats)
+        finally:
+            for target in targets.values():
                 target.close()
-            theirs.append(theirs_rate)
-            done += 1
+        theirs_rate = rates.get("gym")
+        theirs.append(theirs_rate)
+        progress.clear()
         for t in threads:
-            progress.update(done, f"vecenv N={n} threads={t}", force=True)
-            try:
-                target = make_ours(spec, n, t, args.seed, args.device)
-            except (ValueError, RuntimeError) as e:
-                raise CliError(str(e)) from None
-            try:
-                rate = measure(target, n, args.steps, seconds, args.repeats)
-            finally:
-                target.close()
+            rate = rates[t]
             ours[t].append(rate)
-            done += 1
             ratio = f"{rate / theirs_rate:.2f}x" if theirs_rate else "-"
-            progress.clear()
-            print(line.format(gym_id, n, t, si(rate), si(theirs_rate), ratio), file=out, flush=True)
+            row = (gym_id, n, t, targets[t].loop(), si(rate), si(theirs_rate), ratio)
+            print(line.format(*row), file=out, flush=True)
     progress.clear()
     if args.plot:
         label = f"gymnasium ({mode})" if mode else ""

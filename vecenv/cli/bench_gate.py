@@ -47,7 +47,7 @@ def measure_run(args, out, spec, gym_id, ns, threads, mode, make_ours, make_thei
     run = runs.new_run(label=f"vecenv bench --env {gym_id}", settings=settings)
     for n in ns:
         k, k_gym = calls_per_round(n), calls_per_round(n, PEER_COST)
-        targets, made = {}, []
+        targets, made, ours_of = {}, [], {}
         try:
             if mode is not None:
                 theirs = make_theirs(gym_id, mode, n, args.seed)
@@ -59,6 +59,7 @@ def measure_run(args, out, spec, gym_id, ns, threads, mode, make_ours, make_thei
                 except ValueError as e:
                     raise CliError(str(e)) from None
                 made.append(ours)
+                ours_of[t] = ours
                 targets[t] = functools.partial(ours.run, k)
             timed = rounds.interleaved(targets, args.rounds)
         finally:
@@ -89,7 +90,8 @@ def measure_run(args, out, spec, gym_id, ns, threads, mode, make_ours, make_thei
             run["raw"][f"{gym_id} N={n} T={t} vecenv"] = {"seconds": list(s), "calls": k}
             rate = n * k / float(np.median(s))
             ratio = f"{rate / gym_rate:.2f}x" if gym_rate else "-"
-            print(line.format(gym_id, n, t, si(rate), si(gym_rate), ratio), file=out, flush=True)
+            row = (gym_id, n, t, ours_of[t].loop(), si(rate), si(gym_rate), ratio)
+            print(line.format(*row), file=out, flush=True)
     return run
 
 
