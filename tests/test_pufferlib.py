@@ -420,3 +420,21 @@ def test_pufferlib_trainer_runs_on_vecenv_cartpole(tmp_path):
     assert losses and all(np.isfinite(v) for d in losses for v in d.values())
     # It learns: a random CartPole policy lasts about 22 steps.
     assert max(returns[-3:]) > returns[0]
+
+
+def test_importing_the_face_prints_nothing(tmp_path):
+    """No notice of the old gym (which PufferLib imports) on the face's import; nothing left in
+    the working folder either."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", "import vecenv.pufferlib"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "" and done.stderr == ""
+    assert list(tmp_path.iterdir()) == []

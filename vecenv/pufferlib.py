@@ -37,12 +37,19 @@ kernels' dtype (int64/float64) in that pass, after validation; actions of the ke
 dtype or layout are converted first (checked for range before any cast).
 """
 
+import contextlib
+import io
 import os
 
 import numba
 import numpy as np
-import pufferlib
-import pufferlib.emulation
+
+# PufferLib imports the old gym, whose import prints a four-line notice (gym is unmaintained) to
+# stderr where gym_notices is installed: vecenv's users never call gym, so that notice is only
+# noise on every import of this face. Exceptions still propagate.
+with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+    import pufferlib
+    import pufferlib.emulation
 
 from vecenv import registry
 from vecenv.engine import PARALLEL_MIN_ENVS, Engine, action_array, check_action_dtype
