@@ -241,3 +241,26 @@ def test_a_users_game_compiles_into_vecenvs_cache_not_its_folder(tmp_path):
     subprocess.run([sys.executable, "-c", code, str(folder)], env=env, check=True, cwd=tmp_path)
     assert not [p for p in Path(folder).rglob("*") if p.suffix in (".nbi", ".nbc")]
     assert [p for p in (cache / "numba").rglob("*.nbi") if p.parent.name.startswith("tiny_")]
+
+
+def test_readme_commands_in_the_other_order_leave_a_working_install(tmp_path):
+    """README's second command's editable install first, then the first command's install and
+    benchmark: the regular install replaces the editable one and runs from site-packages."""
+    python, site_packages = _venv_over_this_one(tmp_path / "venv")
+    env = dict(os.environ, VECENV_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("PYTHONPATH", None)
+    _pip(python, "install", "--no-deps", "--no-build-isolation", "-e", ".")
+    code = "import vecenv; vecenv.make('cartpole', num_envs=2); print(vecenv.__file__)"
+    done = subprocess.run([python, "-c", code], env=env, cwd=tmp_path, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert Path(done.stdout.decode().strip()).parent == ROOT / "vecenv"
+    _pip(python, "install", "--no-deps", "--no-build-isolation", ".")
+    bench = [str(python.parent / "vecenv"), "bench", "--num-envs", "1", "--steps", "5"]
+    done = subprocess.run(
+        [*bench, "--repeats", "1"], env=env, cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    done = subprocess.run([python, "-c", code], env=env, cwd=tmp_path, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert Path(done.stdout.decode().strip()).parent == site_packages / "vecenv"
+    assert not [p for p in site_packages.rglob("*") if p.suffix in (".nbi", ".nbc")]
