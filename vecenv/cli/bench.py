@@ -11,7 +11,6 @@ thread count, so its figure is measured once per N and shared by every thread ro
 
 import importlib.util
 import itertools
-import math
 import statistics
 import time
 
@@ -27,6 +26,7 @@ from .common import (
     positive_float,
     positive_int,
     seed,
+    si,
 )
 from .train import sample
 
@@ -35,16 +35,6 @@ POOL = 16  # batches of actions cycled through
 WARMUP = 3
 SYNC_ENV_STEPS = 20_000  # bound on a SyncVectorEnv run in --steps mode: it is slow
 CALIBRATE_SECONDS = 0.05
-
-
-def si(x):
-    """A rate with three significant digits and a k/M/G suffix."""
-    if x is None or not math.isfinite(x):
-        return "-"
-    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if x >= scale:
-            return f"{x / scale:.3g}{suffix}"
-    return f"{x:.3g}"
 
 
 class Target:

@@ -13,7 +13,7 @@ import vecenv
 from vecenv.perf import ab, compare, paired, worktree
 
 from .bench_gate import calls_per_round, usable_cpus
-from .common import CliError
+from .common import CliError, si
 
 WARMUP = 3  # rounds of each build before any counts: compiles, first touches
 DEFAULT_ROUNDS = 200  # paired rounds per case: about a millisecond each, per side
@@ -70,7 +70,6 @@ def run(args, out, spec, gym_id, ns, threads):
 
 
 def judge(args, out, spec, gym_id, ns, threads, threshold, ref_tree):
-    from .bench import si
 
     print(
         f"vecenv.make('{spec.name}', num_envs=N, num_threads=T).step, random actions; "

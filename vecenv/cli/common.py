@@ -183,3 +183,13 @@ class Progress:
             self.stream.flush()
             self._shown = False
             self._last = 0.0
+
+
+def si(x):
+    """A rate with three significant digits and a k/M/G suffix."""
+    if x is None or not math.isfinite(x):
+        return "-"
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if x >= scale:
+            return f"{x / scale:.3g}{suffix}"
+    return f"{x:.3g}"
