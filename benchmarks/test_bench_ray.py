@@ -45,6 +45,7 @@ import pytest
 import report
 from harness import timed
 
+from tests.raycluster import one_ray_at_a_time
 from vecenv.gym.vector import GameVectorEnv
 
 ray = pytest.importorskip("ray")
@@ -86,16 +87,19 @@ report.compare(
 
 @pytest.fixture(scope="module")
 def local_ray():
-    started = not ray.is_initialized()
-    if started:
-        # A new local instance of its own ("local"), never a cluster an earlier test or another
-        # process left behind (ray.init would join the one Ray last recorded as current).
-        # Four CPUs to Ray's count on two real ones: the overhead benchmark keeps two envs of two
-        # workers alive (one steps at a time, the other's workers sleep).
-        ray.init(address="local", num_cpus=4, object_store_memory=200 * 2**20, log_to_driver=False)
-    yield ray
-    if started:
-        ray.shutdown()
+    with one_ray_at_a_time():
+        started = not ray.is_initialized()
+        if started:
+            # A new local instance of its own ("local"), never a cluster an earlier test or
+            # another process left behind (ray.init would join the one Ray last recorded as
+            # current). Four CPUs to Ray's count on two real ones: the overhead benchmark keeps
+            # two envs of two workers alive (one steps at a time, the other's workers sleep).
+            ray.init(
+                address="local", num_cpus=4, object_store_memory=200 * 2**20, log_to_driver=False
+            )
+        yield ray
+        if started:
+            ray.shutdown()
 
 
 def _actions(env, n, rounds):

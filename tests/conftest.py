@@ -41,9 +41,9 @@ _warmup = None
 
 def pytest_collection_finish(session):
     """Start ``tests.warmup`` on the engines the collected modules declare in ``WARM``, in the
-    order the modules run."""
+    order the modules run (not under pytest-xdist, whose second worker keeps that core busy)."""
     global _warmup
-    if session.config.option.collectonly:
+    if session.config.option.collectonly or os.environ.get("PYTEST_XDIST_WORKER"):
         return
     pairs, seen = [], set()
     for module in dict.fromkeys(getattr(item, "module", None) for item in session.items):

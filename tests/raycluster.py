@@ -4,7 +4,11 @@ Without Ray the tests that use it skip, except under ``CI``, where they fail (``
 installs Ray).
 """
 
+import contextlib
+import fcntl
 import os
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -18,8 +22,31 @@ OBJECT_STORE = 100 * 2**20
 LOOPBACK = "127.0.0.1"
 
 
+@contextlib.contextmanager
+def one_ray_at_a_time():
+    """Held while a test module (or README block) runs a Ray of its own. Under pytest-xdist the
+    workers would otherwise start Ray side by side, and ``ray.init()`` joins the Ray last
+    recorded as current on the machine, another worker's, whose shutdown then cancels its
+    actors. A no-op without xdist."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run:
+        yield
+        return
+    with open(Path(tempfile.gettempdir()) / f"vecenv-tests-ray-{run}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="module")
 def ray_cluster():
+    with one_ray_at_a_time():
+        yield from _ray_cluster()
+
+
+def _ray_cluster():
     try:
         import ray
         from ray.cluster_utils import Cluster

@@ -17,6 +17,7 @@ matched line by line with every number free (run-dependent figures: the text say
 of spaces free; a ``...`` line stands for any number of lines.
 """
 
+import contextlib
 import importlib.metadata
 import importlib.util
 import os
@@ -29,6 +30,8 @@ from pathlib import Path
 import pytest
 from mktestdocs import grab_code_blocks
 from packaging.requirements import Requirement
+
+from tests.raycluster import one_ray_at_a_time
 
 try:
     import tomllib
@@ -236,6 +239,13 @@ def console_commands(code):
 def test_readme_block(block, folders):
     if "skip" in block.directives:
         pytest.skip(block.directives["skip"])
+    # A block that starts Ray waits for other test modules' Ray (tests/raycluster.py).
+    starts_ray = re.search(r"\bray\b", block.code)
+    with one_ray_at_a_time() if starts_ray else contextlib.nullcontext():
+        _run_block(block, folders)
+
+
+def _run_block(block, folders):
     needed = block.directives.get("requires")
     if needed and importlib.util.find_spec(needed) is None:
         if os.environ.get("CI"):

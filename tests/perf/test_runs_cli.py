@@ -3,6 +3,7 @@ comparisons are made against baselines whose figures are scaled far from what an
 measures, so the verdicts never depend on how fast this one is."""
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -170,7 +171,12 @@ def test_pytest_plugin_judges_the_normalised_figures(tmp_path):
             f"--benchmark-storage={storage}",
             *extra,
         ]
-        return subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        # A run of its own, also when this suite runs under pytest-xdist (whose variables
+        # would make pytest-benchmark take the inner run for a worker's and save nothing).
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+        return subprocess.run(
+            cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env
+        )
 
     done = pytest_run("--benchmark-autosave")
     assert done.returncode == 0, done.stdout + done.stderr
