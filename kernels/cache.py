@@ -20,6 +20,7 @@ This module imports nothing of vecenv: ``vecenv/__init__.py`` installs the locat
 jitted function is defined.
 """
 
+import functools
 import os
 import sys
 import tempfile
@@ -39,7 +40,12 @@ _CacheImpl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
 
 
 def root():
-    """vecenv's cache folder (created, and checked writable)."""
+    """vecenv's cache folder (created, and checked writable once per process and setting)."""
+    return _usable(_chosen())
+
+
+def _chosen():
+    """The folder the settings name (``VECENV_CACHE_DIR``, else the platform's)."""
     chosen = os.environ.get("VECENV_CACHE_DIR")
     if not chosen:
         if sys.platform == "win32":
@@ -51,6 +57,13 @@ def root():
                 os.path.expanduser("~"), ".cache"
             )
         chosen = os.path.join(base, "vecenv")
+    return chosen
+
+
+@functools.cache
+def _usable(chosen):
+    """``chosen``, created, or a per-user folder in the temporary directory where it cannot be
+    written. Cached: every jitted function's locator asks, and a probe costs a file."""
     path = Path(chosen)
     if not _writable(path):
         uid = os.getuid() if hasattr(os, "getuid") else os.getlogin()

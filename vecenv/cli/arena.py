@@ -11,7 +11,7 @@ vecenv arena play --config agent.json --agent random [--runs 100]
 import importlib.util
 import json
 
-from .common import CliError, Progress, print_table
+from .common import CliError, Progress, positive_int, print_table
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -49,8 +49,6 @@ def cmd_serve(args, out):
 
     limits = {"connection_limit": args.connection_limit, "channel_timeout": args.channel_timeout}
     limits = {name: value for name, value in limits.items() if value is not None}
-    if any(value <= 0 for value in limits.values()):
-        raise CliError("--connection-limit and --channel-timeout must be positive")
     serve(arena, args.host, args.port, threads=args.threads, ready=ready, **limits)
     return 0
 
@@ -210,12 +208,12 @@ def add_parser(sub):
     serve.add_argument("--threads", type=int, default=8, help="request threads (8)")
     serve.add_argument(
         "--connection-limit",
-        type=int,
+        type=positive_int,
         help="open connections at most; past it new ones wait (1000)",
     )
     serve.add_argument(
         "--channel-timeout",
-        type=int,
+        type=positive_int,
         help="seconds an idle connection stays open (30)",
     )
     serve.set_defaults(func=cmd_serve)

@@ -193,14 +193,6 @@ def cmd_bench(args, out):
     most = numba.config.NUMBA_NUM_THREADS
     if max(threads) > most:
         raise CliError(f"--threads {max(threads)} exceeds the {most} threads numba may use")
-    if args.steps is not None and args.steps < 1:
-        raise CliError(f"--steps must be at least 1, got {args.steps}")
-    if args.seconds is not None and not args.seconds > 0:
-        raise CliError(f"--seconds must be positive, got {args.seconds}")
-    if args.seed < 0:
-        raise CliError(f"--seed must be non-negative, got {args.seed}")
-    if args.repeats < 1:
-        raise CliError(f"--repeats must be at least 1, got {args.repeats}")
     check_plot(args.plot)
     if args.save:
         check_output_file(args.save, "--save")

@@ -69,11 +69,7 @@ def fmt(x):
 def play_episodes(args, out, agent, agent_name, env_id, whose):
     """Play ``args.episodes`` episodes of ``env_id`` with ``agent`` (rendering them as asked)
     and print each episode's return and length, then their mean."""
-    if args.episodes < 1:
-        raise CliError(f"--episodes must be at least 1, got {args.episodes}")
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
-    if seed < 0:
-        raise CliError(f"--seed must be non-negative, got {seed}")
     try:
         recorder = recorder_for(args.render_to) if args.render_to else None
     except RenderError as e:
