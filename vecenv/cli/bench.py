@@ -16,6 +16,8 @@ import time
 
 import numpy as np
 
+from vecenv.perf.ab_worker import POOL, actions_pool  # batches of actions cycled through
+
 from . import bench_gate, bench_ref
 from .common import (
     GYM_PREFIX,
@@ -31,7 +33,6 @@ from .common import (
 from .train import sample
 
 DEFAULT_SECONDS = 0.3
-POOL = 16  # batches of actions cycled through
 WARMUP = 3
 SYNC_ENV_STEPS = 20_000  # bound on a SyncVectorEnv run in --steps mode: it is slow
 CALIBRATE_SECONDS = 0.05
@@ -66,26 +67,18 @@ def uses_vector_face(spec):
 def make_ours(spec, n, threads, seed, device="cpu"):
     """vecenv at N envs and T threads: its Gymnasium vector env, or the engine until one exists
     (on the GPU, the engine, its actions already in GPU memory)."""
-    rng = np.random.default_rng(seed)
     if uses_vector_face(spec) and device == "cpu":
         import gymnasium
 
         env = gymnasium.make_vec(f"vecenv/{spec.gym['id']}", num_envs=n, num_threads=threads)
         env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
         pool = [sample(env.action_space, rng) for _ in range(POOL)]
         return Target(env.step, pool, env.close, getattr(env, "_engine", None))
     import vecenv
 
     engine = vecenv.make(spec.name, num_envs=n, seed=seed, num_threads=threads, device=device)
-    action = spec.action
-    head = (n,) if spec.num_agents == 1 else (n, spec.num_agents)
-    if action.discrete:
-        lo, hi = int(action.low[0]), int(action.high[0])
-        pool = [rng.integers(lo, hi, size=head, endpoint=True) for _ in range(POOL)]
-    else:
-        lo, hi = action.low.reshape(action.shape), action.high.reshape(action.shape)
-        size = head + action.shape
-        pool = [rng.uniform(lo, hi, size=size).astype(action.dtype) for _ in range(POOL)]
+    pool = actions_pool(spec, n, seed)  # the same draws as --compare-ref's workers
     if device == "cuda":
         from numba import cuda
 

@@ -21,12 +21,10 @@ import time
 
 POOL = 16  # batches of actions cycled through, drawn before any clock starts
 
-_here = os.path.dirname(os.path.abspath(__file__))
-# Started as a script, Python puts this folder first on sys.path: its modules are not the build's.
-sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
-
 
 def actions_pool(spec, n, seed):
+    """``POOL`` batches of uniform random actions for ``n`` episodes of the game ``spec``
+    (``vecenv bench`` draws the engine's from here too)."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
@@ -83,6 +81,10 @@ def serve(requests, answer):
 
 
 def main():
+    # Started as a script, Python puts this folder first on sys.path: its modules are not the
+    # build's. (Everything of the build is imported later, inside the functions above.)
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
     channel = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # prints of the build go to stderr
     sys.stdout = sys.stderr
