@@ -4,9 +4,6 @@ arrays."""
 
 import json
 import shutil
-import subprocess
-import sys
-import textwrap
 import tracemalloc
 from pathlib import Path
 
@@ -17,11 +14,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import vecenv
+from tests.child import run_python
 from vecenv import memory
 from vecenv.engine import Engine
 from vecenv.kaggle import make as kaggle_make
 
-ROOT = Path(__file__).resolve().parents[1]
 WALK = Path(__file__).parent / "games" / "walk"
 BIG_BOARD = {"rows": 1000, "columns": 1000}  # the largest board: about 2 MB an episode
 
@@ -145,19 +142,10 @@ def test_listing_a_game_with_a_huge_observation_allocates_nothing_of_its_size(tm
     env = {
         "VECENV_GAMES_PATH": str(tmp_path / "games"),
         "VECENV_CACHE_DIR": str(tmp_path / "cache"),
-        "PYTHONPATH": str(ROOT),
-        "PATH": "/usr/bin:/bin",
+        "VECENV_MEMORY_BUDGET": "",  # the default budget, whatever this process was given
     }
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    found, peak, refused = done.stdout.splitlines()[-3:]
+    out = run_python(code, env, tmp_path)
+    found, peak, refused = out.splitlines()[-3:]
     assert found == "True True"
     assert int(peak) < 200 * 2**20  # the observation's bounds alone would be 14 GB
     assert "walk: 1 episode of 6.7 GiB each" in refused

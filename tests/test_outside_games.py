@@ -11,7 +11,6 @@ import os
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import gymnasium
@@ -19,6 +18,7 @@ import numpy as np
 import pytest
 
 import vecenv
+from tests.child import run_python
 from vecenv import registry
 
 WALK = Path(__file__).parent / "games" / "walk"
@@ -36,21 +36,6 @@ def copy_walk(where, name="walk", step=1):
         (folder / "walk.json").unlink()
         (folder / f"{name}.json").write_text(json.dumps(spec))
     return folder
-
-
-def run_python(code, env_extra, cwd):
-    env = dict(os.environ, **env_extra)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), str(ROOT)]))
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout
 
 
 @pytest.fixture

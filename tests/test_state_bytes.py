@@ -1,18 +1,13 @@
 """Equal states are equal bytes: the records ``get_state`` returns carry no stray padding."""
 
 import hashlib
-import os
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.child import run_python
 from vecenv.engine import Engine, copy_records
 
-ROOT = Path(__file__).resolve().parents[1]
 GAMES = ["connectx", "cartpole", "tictactoe", "pendulum", "othello"]
 
 
@@ -74,16 +69,8 @@ def test_the_gpu_engine_on_the_simulator_gives_equal_bytes_and_refuses_what_the_
         except ValueError as exc:
             print(exc)
     """
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    same, bad_action, too_big = done.stdout.splitlines()[-3:]
+    out = run_python(code, {"NUMBA_ENABLE_CUDASIM": "1"}, timeout=600)
+    same, bad_action, too_big = out.splitlines()[-3:]
     assert same == "1"
     assert bad_action.startswith("action of env 1 is not a finite float32")
     assert "over the memory budget" in too_big
