@@ -47,10 +47,19 @@ class Change:
         return self.verdict == "slower"
 
 
-def _medians(samples, rng, resamples):
+def bootstrap_medians(samples, rng, resamples):
+    """The medians of ``resamples`` resamples (with replacement) of ``samples``."""
     x = np.asarray(samples, dtype=np.float64)
     picks = rng.integers(0, x.size, size=(resamples, x.size))
     return np.median(x[picks], axis=1)
+
+
+def check_settings(confidence, threshold):
+    """ValueError unless ``confidence`` is in (0, 1) and ``threshold`` is non-negative."""
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    if not threshold >= 0:
+        raise ValueError(f"threshold must be non-negative, got {threshold}")
 
 
 def clean(samples):
@@ -79,10 +88,7 @@ def steady(samples, calibration=None):
 
 def compare(baseline, now, threshold, confidence=CONFIDENCE, resamples=RESAMPLES, seed=SEED):
     """The Change from ``baseline`` samples to ``now`` samples; ``threshold`` a fraction (0.1)."""
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    if not threshold >= 0:
-        raise ValueError(f"threshold must be non-negative, got {threshold}")
+    check_settings(confidence, threshold)
     base, cur = clean(baseline), clean(now)
     if base.size < 2 or cur.size < 2:
         raise ValueError(
@@ -90,7 +96,7 @@ def compare(baseline, now, threshold, confidence=CONFIDENCE, resamples=RESAMPLES
         )
     rng = np.random.default_rng(seed)
     m0, m1 = float(np.median(base)), float(np.median(cur))
-    ratios = _medians(cur, rng, resamples) / _medians(base, rng, resamples)
+    ratios = bootstrap_medians(cur, rng, resamples) / bootstrap_medians(base, rng, resamples)
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(ratios, [tail, 100 - tail]) - 1.0
     change = m1 / m0 - 1.0

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-RESAMPLES = 2000
-CONFIDENCE = 0.95
-SEED = 20240917  # fixed: the same rounds always get the same interval and verdict
+# The saved-run comparison's settings (fixed seed: the same rounds always get the same interval
+# and verdict) and its bootstrap of medians.
+from .compare import CONFIDENCE, RESAMPLES, SEED, bootstrap_medians, check_settings
+
 MIN_PAIRS = 5
 
 
@@ -44,10 +45,7 @@ def paired_change(
 ) -> PairedChange:
     """The change from A's round times ``a`` to B's ``b`` (``a[i]`` and ``b[i]`` taken together);
     ``threshold`` a fraction (0.1)."""
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    if not threshold >= 0:
-        raise ValueError(f"threshold must be non-negative, got {threshold}")
+    check_settings(confidence, threshold)
     x = np.asarray(a, dtype=np.float64).ravel()
     y = np.asarray(b, dtype=np.float64).ravel()
     if x.shape != y.shape:
@@ -57,9 +55,7 @@ def paired_change(
     if x.size < MIN_PAIRS:
         raise ValueError(f"a comparison needs at least {MIN_PAIRS} pairs of rounds, got {x.size}")
     ratio = y / x
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, ratio.size, size=(resamples, ratio.size))
-    boot = np.median(ratio[picks], axis=1)
+    boot = bootstrap_medians(ratio, np.random.default_rng(seed), resamples)
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(boot, [tail, 100 - tail]) - 1.0
     change = float(np.median(ratio)) - 1.0
