@@ -23,6 +23,7 @@ def save(path, network, env_id, config=None, **extra):
             "observation_space": describe(network.observation_space),
             "action_space": describe(network.action_space),
             "hidden": list(network.hidden),
+            "norm_obs": network.obs_norm is not None,
             "config": dict(config or {}),
             "extra": extra,
             "weights": network.state_dict(),
@@ -41,7 +42,10 @@ def load(path, game=None):
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path}: not a vecenv PPO checkpoint (format {FORMAT})")
     network = ActorCritic(
-        space_from(data["observation_space"]), space_from(data["action_space"]), data["hidden"]
+        space_from(data["observation_space"]),
+        space_from(data["action_space"]),
+        data["hidden"],
+        norm_obs=bool(data.get("norm_obs", False)),
     )
     network.load_state_dict(data["weights"])
     network.eval()

@@ -85,14 +85,57 @@ def _mlp(sizes, last_gain):
     return nn.Sequential(*layers)
 
 
-class ActorCritic(nn.Module):
-    """Separate actor and critic MLPs over the flattened observation."""
+def fold_moments(mean, var, count, x):
+    """Fold the rows of ``x`` into a running ``mean`` and ``var`` (float64 arrays, updated in
+    place) over ``count`` rows so far (Chan et al.'s parallel variance); returns the new count."""
+    x = np.asarray(x, dtype=np.float64)
+    n = x.shape[0]
+    if n == 0:
+        return count
+    batch_mean, batch_var = x.mean(axis=0), x.var(axis=0)
+    delta = batch_mean - mean
+    total = count + n
+    m2 = var * count + batch_var * n + delta**2 * count * n / total
+    mean += delta * n / total
+    var[...] = m2 / total
+    return total
 
-    def __init__(self, observation_space, action_space, hidden=(64, 64)):
+
+class RunningNorm(nn.Module):
+    """Observations scaled by their running mean and variance, clipped to +-``clip`` (as
+    Stable-Baselines3's ``VecNormalize``). The statistics are buffers, so a checkpoint carries
+    them and a loaded policy sees what it was trained on; only ``update`` changes them (the
+    trainer calls it on every rollout step's batch, never during the update or in play)."""
+
+    def __init__(self, size, clip=10.0, eps=1e-8):
+        super().__init__()
+        self.clip, self.eps = float(clip), float(eps)
+        self.register_buffer("mean", torch.zeros(size, dtype=torch.float64))
+        self.register_buffer("var", torch.ones(size, dtype=torch.float64))
+        self.register_buffer("count", torch.tensor(eps, dtype=torch.float64))
+
+    def update(self, x):
+        """Fold a (batch, size) array into the statistics."""
+        # The buffers' storage is shared with numpy, so fold_moments updates them in place.
+        self.count.fill_(fold_moments(self.mean.numpy(), self.var.numpy(), float(self.count), x))
+
+    def forward(self, x):
+        scale = torch.rsqrt(self.var + self.eps)
+        return ((x - self.mean) * scale).clamp(-self.clip, self.clip).float()
+
+
+class ActorCritic(nn.Module):
+    """Separate actor and critic MLPs over the flattened observation (scaled by a
+    ``RunningNorm`` first where ``norm_obs``)."""
+
+    def __init__(
+        self, observation_space, action_space, hidden=(64, 64), norm_obs=False, log_std_init=0.0
+    ):
         super().__init__()
         self.observation_space, self.action_space = observation_space, action_space
         self.hidden = tuple(int(h) for h in hidden)
         size = flat_size(observation_space)
+        self.obs_norm = RunningNorm(size) if norm_obs else None
         self.critic = _mlp([size, *self.hidden, 1], 1.0)
         if isinstance(action_space, spaces.Discrete):
             self.discrete = True
@@ -101,7 +144,7 @@ class ActorCritic(nn.Module):
             self.discrete = False
             width = int(np.prod(action_space.shape, dtype=np.int64))
             self.actor = _mlp([size, *self.hidden, width], 0.01)
-            self.log_std = nn.Parameter(torch.zeros(width))
+            self.log_std = nn.Parameter(torch.full((width,), float(log_std_init)))
             self.register_buffer(
                 "low", torch.as_tensor(action_space.low.ravel(), dtype=torch.float32)
             )
@@ -111,16 +154,20 @@ class ActorCritic(nn.Module):
         else:
             raise ValueError(f"the trainer takes Discrete and Box actions, not {action_space}")
 
+    def features(self, x):
+        """The networks' input: the flattened observations, normalised where ``obs_norm``."""
+        return x if self.obs_norm is None else self.obs_norm(x)
+
     def value(self, x):
-        return self.critic(x).squeeze(-1)
+        return self.critic(self.features(x)).squeeze(-1)
 
     def distribution(self, x, mask=None):
-        out = self.actor(x)
+        out = self.actor(self.features(x))
         if self.discrete:
             if mask is not None:
                 out = torch.where(mask, out, torch.full_like(out, MASKED_LOGIT))
-            return Categorical(logits=out)
-        return Normal(out, self.log_std.exp().expand_as(out))
+            return Categorical(logits=out, validate_args=False)
+        return Normal(out, self.log_std.exp().expand_as(out), validate_args=False)
 
     def evaluate(self, x, action, mask=None):
         """Log-probabilities, entropies and values of given actions (the update's pass)."""

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
 
-from .network import ActorCritic, flatten
+from .network import ActorCritic, flatten, fold_moments
 
 
 @dataclass
@@ -47,6 +47,9 @@ class PPOConfig:
     seed: int = 1
     torch_threads: int = 1
     window: int = 100  # episodes in the running mean return
+    norm_obs: bool = False  # scale observations by running statistics (saved with the policy)
+    norm_reward: bool = False  # scale rewards by the running std of the discounted return
+    log_std_init: float = 0.0  # Box actions: the Gaussian's initial log standard deviation
 
     def __post_init__(self):
         for name in ("num_envs", "num_steps", "total_steps", "num_minibatches", "update_epochs"):
@@ -76,6 +79,14 @@ class PPOConfig:
             if not inside or math.isinf(value):
                 left, right = "[" if closed else "(", ")" if math.isinf(high) else "]"
                 raise ValueError(f"{name} must be in {left}{low}, {high}{right}, got {value!r}")
+        for name in ("norm_obs", "norm_reward", "anneal_lr", "norm_adv", "clip_vloss"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        log_std = self.log_std_init
+        if isinstance(log_std, bool) or not isinstance(log_std, (int, float, np.number)):
+            raise ValueError(f"log_std_init must be a number, got {log_std!r}")
+        if not -20 <= log_std <= 5:
+            raise ValueError(f"log_std_init must be in [-20, 5], got {log_std!r}")
         self.hidden = tuple(int(h) for h in self.hidden)
 
     @property
@@ -104,7 +115,9 @@ class Run:
     env_seconds: float = 0.0  # inside env.reset/env.step
     seconds: float = 0.0  # the whole run
     steps: int = 0
-    reached: tuple = None  # (env steps, seconds) when the threshold was first reached
+    target: float = None  # the mean return the run watches for (and stops at, where asked)
+    reached: tuple = None  # (env steps, seconds) when the mean return first reached the target
+    interrupted: bool = False  # stopped early by Ctrl-C (KeyboardInterrupt)
     plotted: bool = False  # curve.png written (it needs matplotlib)
 
     @property
@@ -118,6 +131,23 @@ class Run:
     @property
     def mean_return(self):
         return self.curve[-1][2] if self.curve else float("nan")
+
+
+class ReturnScale:
+    """Rewards divided by the running standard deviation of each env's discounted return and
+    clipped to +-``clip`` (Stable-Baselines3's ``VecNormalize(norm_reward=True)``): the value
+    loss sees returns of about unit scale whatever the game's reward scale."""
+
+    def __init__(self, num_envs, gamma, clip=10.0, eps=1e-8):
+        self.gamma, self.clip, self.eps = gamma, clip, eps
+        self.returns = np.zeros(num_envs)
+        self.mean, self.var, self.count = np.zeros(()), np.ones(()), eps
+
+    def __call__(self, reward, valid, ended):
+        self.returns = self.returns * self.gamma + reward
+        self.count = fold_moments(self.mean, self.var, self.count, self.returns[valid])
+        self.returns[ended] = 0.0
+        return np.clip(reward / np.sqrt(self.var + self.eps), -self.clip, self.clip)
 
 
 def _autoreset_mode(env):
@@ -158,19 +188,45 @@ class Trainer:
         torch.manual_seed(config.seed)
         self.generator = torch.Generator().manual_seed(config.seed)
         self.obs_space = env.single_observation_space
-        self.policy = policy or ActorCritic(self.obs_space, env.single_action_space, config.hidden)
+        self.policy = policy or ActorCritic(
+            self.obs_space,
+            env.single_action_space,
+            config.hidden,
+            norm_obs=config.norm_obs,
+            log_std_init=config.log_std_init,
+        )
         self.optimizer = torch.optim.Adam(
             self.policy.parameters(), lr=config.learning_rate, eps=1e-5
         )
 
-    def run(self, threshold=None, on_rollout=None, on_checkpoint=None, checkpoint_every=0):
-        """Train for ``config.total_steps`` env steps (or until the running mean return reaches
-        ``threshold``); ``on_rollout(run, iteration)`` is called after every update,
-        ``on_checkpoint(iteration)`` every ``checkpoint_every`` updates."""
+    def run(
+        self,
+        threshold=None,
+        on_rollout=None,
+        on_checkpoint=None,
+        checkpoint_every=0,
+        target=None,
+    ):
+        """Train for ``config.total_steps`` env steps, or until the running mean return (of the
+        last ``config.window`` episodes) reaches ``threshold``. ``target`` is watched without
+        stopping: ``Run.reached`` says when the mean first reached it (or ``threshold``).
+        ``on_rollout(run, iteration)`` is called after every update, ``on_checkpoint(iteration)``
+        every ``checkpoint_every`` updates. Ctrl-C ends the run early with ``run.interrupted``
+        set, so what it learned so far can still be saved."""
+        cfg = self.config
+        run = Run(config=cfg, target=threshold if threshold is not None else target)
+        start = time.perf_counter()
+        try:
+            self._train(run, threshold, on_rollout, on_checkpoint, checkpoint_every, start)
+        except KeyboardInterrupt:
+            run.interrupted = True
+        run.seconds = time.perf_counter() - start
+        return run
+
+    def _train(self, run, threshold, on_rollout, on_checkpoint, checkpoint_every, start):
         cfg, env, policy = self.config, self.env, self.policy
         n, steps = cfg.num_envs, cfg.num_steps
         size = self.policy.critic[0].in_features
-        run = Run(config=cfg)
         obs_buf = torch.zeros((steps, n, size))
         act_buf = torch.zeros((steps, n) + (() if policy.discrete else (policy.log_std.numel(),)))
         if policy.discrete:
@@ -184,10 +240,12 @@ class Trainer:
         recent = deque(maxlen=cfg.window)
         ep_return = np.zeros(n)
         ep_length = np.zeros(n, dtype=np.int64)
-        start = time.perf_counter()
+        scale = ReturnScale(n, cfg.gamma) if cfg.norm_reward else None
         t0 = time.perf_counter()
         obs, _ = env.reset(seed=int(cfg.seed))
         run.env_seconds += time.perf_counter() - t0
+        if policy.obs_norm is not None:
+            policy.obs_norm.update(flatten(self.obs_space, obs, n))
         ended = np.zeros(n, dtype=bool)  # the next step of these only resets them
         for iteration in range(1, cfg.iterations + 1):
             if cfg.anneal_lr:
@@ -203,13 +261,15 @@ class Trainer:
                 obs, reward, terminated, truncated, _ = env.step(policy.to_env(action))
                 run.env_seconds += time.perf_counter() - t0
                 reward = np.where(valid, reward, 0.0)
-                rew_buf[t] = torch.from_numpy(reward.astype(np.float32))
-                term_buf[t] = torch.from_numpy((terminated & valid).astype(np.float32))
-                trunc_buf[t] = torch.from_numpy((truncated & valid).astype(np.float32))
                 run.steps += int(valid.sum())
                 ep_return += reward
                 ep_length += valid
                 ended = (terminated | truncated) & valid
+                if scale is not None:
+                    reward = scale(reward, valid, ended)
+                rew_buf[t] = torch.from_numpy(reward.astype(np.float32))
+                term_buf[t] = torch.from_numpy((terminated & valid).astype(np.float32))
+                trunc_buf[t] = torch.from_numpy((truncated & valid).astype(np.float32))
                 for i in np.flatnonzero(ended):
                     run.episodes.append((run.steps, float(ep_return[i]), int(ep_length[i])))
                     recent.append(float(ep_return[i]))
@@ -229,19 +289,23 @@ class Trainer:
                 cfg.gae_lambda,
             )
             self._update(obs_buf, act_buf, logp_buf, val_buf, adv, ret, valid_buf)
+            if policy.obs_norm is not None:
+                # After the update: a rollout and its update see the same statistics, so the
+                # update's first probability ratios are exactly 1.
+                policy.obs_norm.update(obs_buf.reshape(-1, size)[valid_buf.reshape(-1) > 0])
             elapsed = time.perf_counter() - start
             mean = float(np.mean(recent)) if recent else float("nan")
             run.curve.append((run.steps, elapsed, mean))
             run.seconds = elapsed
+            full = len(recent) == cfg.window
+            if run.target is not None and run.reached is None and full and mean >= run.target:
+                run.reached = (run.steps, elapsed)
             if on_rollout is not None:
                 on_rollout(run, iteration)
             if on_checkpoint is not None and checkpoint_every and iteration % checkpoint_every == 0:
                 on_checkpoint(iteration)
-            if threshold is not None and len(recent) == cfg.window and mean >= threshold:
-                run.reached = (run.steps, elapsed)
+            if threshold is not None and run.reached is not None:
                 break
-        run.seconds = time.perf_counter() - start
-        return run
 
     def _update(self, obs, actions, logp, values, adv, returns, valid):
         cfg, policy = self.config, self.policy

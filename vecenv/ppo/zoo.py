@@ -1,0 +1,90 @@
+"""Tuned PPO configurations: a game's ``ppo.json``, beside its rules, as RL Zoo keeps its
+hyper-parameters (one file per game, so a game of your own can ship its own).
+
+A ``ppo.json`` holds the return that counts as solved and where that figure comes from, and the
+``PPOConfig`` fields that differ from the defaults::
+
+    {
+      "target": 475.0,
+      "target_source": "CartPole-v1's reward_threshold (gymnasium)",
+      "hyperparameters": {"num_envs": 64, "num_steps": 32, "total_steps": 200000}
+    }
+
+``vecenv train ppo --env ID`` starts from it (flags override single fields), and
+``benchmarks/ppo_zoo.py`` proves it: every seed must reach ``target`` within ``total_steps``.
+"""
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass
+
+from vecenv import registry
+
+from .trainer import PPOConfig
+
+FILE = "ppo.json"
+KEYS = {"target", "target_source", "hyperparameters"}
+
+
+@dataclass(frozen=True)
+class Tuned:
+    game: str  # the registry's name
+    target: float  # the mean return (of the last ``window`` episodes) that counts as solved
+    target_source: str  # where that figure comes from
+    hyperparameters: dict  # PPOConfig fields
+    path: str
+
+    def config(self, **overrides):
+        """The tuned ``PPOConfig``, with ``overrides`` (None values ignored) on top."""
+        values = dict(self.hyperparameters)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return PPOConfig(**values)
+
+
+def _fields():
+    return {f.name for f in dataclasses.fields(PPOConfig)}
+
+
+def read(path, game):
+    """The ``Tuned`` in ``path``; a malformed file is a ValueError naming it and what is wrong."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path}: not a readable PPO configuration ({e})") from None
+    if not isinstance(data, dict) or set(data) != KEYS:
+        raise ValueError(f"{path}: a PPO configuration has exactly the keys {sorted(KEYS)}")
+    target, source, hyper = data["target"], data["target_source"], data["hyperparameters"]
+    if isinstance(target, bool) or not isinstance(target, (int, float)) or math.isinf(target):
+        raise ValueError(f"{path}: target must be a finite number, got {target!r}")
+    if not isinstance(source, str) or not source.strip():
+        raise ValueError(f"{path}: target_source must say where the target comes from")
+    if not isinstance(hyper, dict):
+        raise ValueError(f"{path}: hyperparameters must be an object")
+    unknown = set(hyper) - _fields()
+    if unknown:
+        raise ValueError(f"{path}: unknown hyper-parameters {sorted(unknown)}")
+    tuned = Tuned(game, float(target), source, dict(hyper), str(path))
+    try:
+        tuned.config()
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{path}: {e}") from None
+    return tuned
+
+
+def tuned(game):
+    """The game's ``Tuned`` configuration, or None where its folder has no ``ppo.json``."""
+    found = registry.get_game(registry.resolve(game))
+    path = found.folder / FILE
+    return read(path, found.name) if path.is_file() else None
+
+
+def all_tuned():
+    """``{game: Tuned}`` for every registered game with a ``ppo.json``."""
+    out = {}
+    for name in registry.specs():
+        entry = tuned(name)
+        if entry is not None:
+            out[name] = entry
+    return out
