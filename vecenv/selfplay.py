@@ -32,19 +32,9 @@ from vecenv.kernels.turns import (
 )
 
 from .engine import SEED_LIMIT, fresh_seed, is_integer
+from .stats import Z95, wilson
 
 PLAY_PLIES = 16  # plies a match plays in one call of ``play``'s loop
-Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
-
-
-def wilson(successes, n):
-    """The Wilson score interval (95%) of a proportion."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    centre = (p + Z95 * Z95 / (2 * n)) / (1 + Z95 * Z95 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + Z95 * Z95 / (4 * n * n)) / (1 + Z95 * Z95 / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 @dataclass

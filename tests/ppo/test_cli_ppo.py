@@ -91,6 +91,7 @@ def test_eval_plays_a_saved_policy_and_renders_it(capsys, tmp_path):
         (["ppo", "--env", "CartPole-v1", "--hidden", "64,x"], "--hidden"),
         (["ppo", "--env", "NoSuchGame-v9"], "unknown game"),
         (["ppo", "--env", "CartPole-v1", "--selfplay"], "two-agent"),
+        (["ppo", "--env", "gym.FrozenLake-v1", "--stop-at-target"], "no tuned target"),
         (["eval", "--policy", "missing.pt"], "not a vecenv PPO checkpoint"),
     ],
 )

@@ -9,6 +9,7 @@ import time
 import numpy as np
 
 from vecenv.render.frames import RenderError, TerminalView, recorder_for
+from vecenv.stats import mean_interval
 
 from .common import CliError, Progress, check_output_file, positive_int
 from .common import seed as seed_number
@@ -122,9 +123,11 @@ def play_episodes(args, out, agent, agent_name, env_id, whose):
         progress.clear()
         rate = f"{timed / busy:,.0f}" if busy > 0 else "-"
         noun = "episode" if len(returns) == 1 else "episodes"
+        mean, low, high = mean_interval(returns)
+        spread = f"95% interval [{fmt(low)}, {fmt(high)}], " if len(returns) > 1 else ""
         print(
-            f"{len(returns)} {noun}: mean return {fmt(np.mean(returns))} "
-            f"(std {fmt(np.std(returns))}), mean length {np.mean(lengths):.1f}, {rate} steps/s",
+            f"{len(returns)} {noun}: mean return {fmt(mean)} ({spread}std "
+            f"{fmt(np.std(returns))}), mean length {np.mean(lengths):.1f}, {rate} steps/s",
             file=out,
         )
         if recorder is not None:

@@ -8,6 +8,7 @@ Both need PyTorch (``pip install "vecenv[train]"``). A run writes its directory:
 checkpoints, ``curve.csv`` and ``curve.png`` (and for self-play ``league.json`` with the win rates).
 """
 
+import argparse
 import importlib.util
 import os
 
@@ -23,10 +24,12 @@ from .common import (
     positive_int,
     resolve_env,
     seed,
+    unit_interval,
 )
 from .episodes import episode_options, play_episodes
 
 DEFAULT_RUNS = "runs"
+TUNED = "(default: the game's ppo.json)"
 NO_PLOT = "plotting needs matplotlib (pip install matplotlib); the curve is in the CSV/JSON"
 
 
@@ -45,22 +48,52 @@ def _hidden(text):
     return sizes
 
 
-def _config(args):
+# Flags that set one PPOConfig field each (None: not given, the tuned value stands).
+FIELDS = (
+    "num_envs",
+    "num_steps",
+    "total_steps",
+    "seed",
+    "learning_rate",
+    "ent_coef",
+    "update_epochs",
+    "num_minibatches",
+    "gamma",
+    "gae_lambda",
+    "clip_coef",
+    "norm_obs",
+    "norm_reward",
+    "torch_threads",
+)
+
+
+def _tuned(env_id):
+    """The game's tuned configuration (``vecenv.ppo.zoo``) where one ships: for a vecenv game,
+    and for ``gym.<Id>`` where a vecenv game has that Gymnasium id (the same rules)."""
+    from vecenv import registry
+    from vecenv.ppo import zoo
+
+    try:
+        name = registry.resolve(env_id.removeprefix("vecenv/"))
+    except ValueError:
+        return None
+    try:
+        return zoo.tuned(name)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+
+
+def _config(args, tuned):
+    """The run's PPOConfig: the tuned one (or the defaults), each given flag on top."""
     from vecenv.ppo import PPOConfig
 
-    values = {
-        "num_envs": args.num_envs,
-        "num_steps": args.num_steps,
-        "total_steps": args.total_steps,
-        "seed": args.seed,
-        "hidden": _hidden(args.hidden),
-        "torch_threads": args.torch_threads,
-    }
-    for name in ("learning_rate", "ent_coef", "update_epochs", "num_minibatches", "gamma"):
-        if getattr(args, name) is not None:
-            values[name] = getattr(args, name)
+    values = {name: getattr(args, name) for name in FIELDS}
+    if args.hidden is not None:
+        values["hidden"] = _hidden(args.hidden)
     try:
-        return PPOConfig(**values)
+        if tuned is not None:
+            return tuned.config(**values)
+        return PPOConfig(**{k: v for k, v in values.items() if v is not None})
     except ValueError as e:
         raise CliError(str(e)) from None
 
@@ -68,52 +101,83 @@ def _config(args):
 def cmd_ppo(args, out):
     _need_torch()
     env_id, whose = resolve_env(args.env)
-    config = _config(args)
+    tuned = _tuned(env_id)
+    config = _config(args, tuned)
     from vecenv import registry
 
     name = env_id.removeprefix("vecenv/")
-    run_dir = args.run_dir or os.path.join(DEFAULT_RUNS, f"{name.replace('/', '_')}-{args.seed}")
+    run_dir = args.run_dir or os.path.join(DEFAULT_RUNS, f"{name.replace('/', '_')}-{config.seed}")
     if args.selfplay and (whose != "vecenv" or registry.get_spec(name).num_agents != 2):
         raise CliError("--selfplay needs one of vecenv's two-agent games")
+    target = args.threshold if args.threshold is not None else getattr(tuned, "target", None)
+    if args.stop_at_target and target is None:
+        raise CliError(f"--stop-at-target: {name} has no tuned target; give --threshold")
+    stop_at = target if args.stop_at_target else args.threshold
     make_output_dir(run_dir, "--run-dir")  # before training: a run is not lost to a bad path
     if args.selfplay:
         return _selfplay(args, out, registry.get_spec(name).name, config, run_dir)
     from vecenv import ppo
 
     backend = "vecenv" if whose == "vecenv" else "gymnasium"
-    progress = Progress(config.total_steps, "steps")
-
-    def on_rollout(run, iteration):
-        progress.update(run.steps, f"return {run.mean_return:.1f}")
-
     print(f"PPO on {name} ({whose}), {config.num_envs} envs, seed {config.seed}", file=out)
+    if tuned is not None:
+        print(
+            f"configuration: {tuned.game}'s tuned {os.path.basename(tuned.path)}, "
+            f"target {tuned.target:g} ({tuned.target_source})",
+            file=out,
+        )
+    report = ProgressLines(config.total_steps, out)
     try:
         run, _ = ppo.train(
             name,
             config,
             run_dir,
-            threshold=args.threshold,
+            threshold=stop_at,
+            target=target,
             backend=backend,
-            on_rollout=on_rollout,
+            on_rollout=report,
             checkpoint_every=args.checkpoint_every,
         )
     except ValueError as e:
         raise CliError(str(e)) from None
-    finally:
-        progress.clear()
+    if run.interrupted:
+        print(f"interrupted at {run.steps:,} steps; saving what was learned", file=out)
     print(
         f"{run.steps:,} steps in {run.seconds:.1f} s ({run.steps_per_second:,.0f} steps/s, "
         f"{run.env_fraction:.1%} in the env), mean return {run.mean_return:.2f} "
         f"over the last {len(run.episodes[-config.window :])} episodes",
         file=out,
     )
-    if run.reached is not None:
-        print(
-            f"reached {args.threshold} at {run.reached[0]:,} steps, {run.reached[1]:.1f} s",
-            file=out,
-        )
+    if target is not None:
+        if run.reached is not None:
+            steps, seconds = run.reached
+            print(f"reached {target:g} at {steps:,} steps, {seconds:.1f} s", file=out)
+        else:
+            print(f"did not reach {target:g}", file=out)
     _wrote(run_dir, ("policy.pt", "curve.csv", "run.json", "curve.png"), run.plotted, out)
-    return 0
+    return 130 if run.interrupted else 0
+
+
+class ProgressLines:
+    """A line every tenth of the run's steps: steps so far, steps per second, mean return.
+    Lines rather than a bar, so a log file or CI output shows them too."""
+
+    PARTS = 10
+
+    def __init__(self, total, out):
+        self.total, self.out, self.next = total, out, total / self.PARTS
+
+    def __call__(self, run, iteration):
+        if run.steps < self.next:
+            return
+        while self.next <= run.steps:
+            self.next += self.total / self.PARTS
+        print(
+            f"  {run.steps:>10,} steps  {run.steps_per_second:>9,.0f} steps/s  "
+            f"mean return {run.mean_return:.2f}",
+            file=self.out,
+            flush=True,
+        )
 
 
 def _selfplay(args, out, game, config, run_dir):
@@ -177,26 +241,41 @@ def add_parsers(kinds):
         description="Train a policy with PPO on the engine's VectorEnv; writes the run directory.",
     )
     ppo.add_argument("--env", required=True, help="CartPole-v1, cartpole, connectx, gym.<Id>")
-    ppo.add_argument("--num-envs", type=positive_int, default=64, help="environments (default 64)")
+    ppo.add_argument("--num-envs", type=positive_int, help=f"environments {TUNED} (else 64)")
+    ppo.add_argument("--total-steps", type=positive_int, help=f"env steps {TUNED} (else 200000)")
     ppo.add_argument(
-        "--total-steps", type=positive_int, default=200_000, help="env steps (default 200000)"
-    )
-    ppo.add_argument(
-        "--num-steps", type=positive_int, default=32, help="steps per env per update (32)"
+        "--num-steps", type=positive_int, help=f"steps per env per update {TUNED} (else 32)"
     )
     ppo.add_argument("--seed", type=seed, default=1, help="seed of the env and the trainer (1)")
-    ppo.add_argument("--hidden", default="64,64", help="hidden layer sizes (default 64,64)")
+    ppo.add_argument("--hidden", help=f"hidden layer sizes {TUNED} (else 64,64)")
+    ppo.add_argument("--learning-rate", type=positive_float, help="Adam's step size")
+    ppo.add_argument("--ent-coef", type=non_negative_float, help="entropy bonus")
+    ppo.add_argument("--update-epochs", type=positive_int, help="epochs per update")
+    ppo.add_argument("--num-minibatches", type=positive_int, help="minibatches per epoch")
+    ppo.add_argument("--gamma", type=discount, help="discount in (0, 1]")
+    ppo.add_argument("--gae-lambda", type=unit_interval, help="GAE's lambda in [0, 1]")
+    ppo.add_argument("--clip-coef", type=positive_float, help="PPO's clipping range")
     ppo.add_argument(
-        "--learning-rate", type=positive_float, help="Adam's step size (default 2.5e-3)"
+        "--norm-obs",
+        action=argparse.BooleanOptionalAction,
+        help="scale observations by running statistics",
     )
-    ppo.add_argument("--ent-coef", type=non_negative_float, help="entropy bonus (default 0)")
-    ppo.add_argument("--update-epochs", type=positive_int, help="epochs per update (default 4)")
     ppo.add_argument(
-        "--num-minibatches", type=positive_int, help="minibatches per epoch (default 4)"
+        "--norm-reward",
+        action=argparse.BooleanOptionalAction,
+        help="scale rewards by the discounted return's running std",
     )
-    ppo.add_argument("--gamma", type=discount, help="discount in (0, 1] (default 0.99)")
-    ppo.add_argument("--torch-threads", type=positive_int, default=1, help="PyTorch's threads (1)")
-    ppo.add_argument("--threshold", type=finite_float, help="stop when the mean return reaches it")
+    ppo.add_argument("--torch-threads", type=positive_int, help="PyTorch's threads (1)")
+    ppo.add_argument(
+        "--threshold",
+        type=finite_float,
+        help="stop when the mean return of the last 100 episodes reaches it",
+    )
+    ppo.add_argument(
+        "--stop-at-target",
+        action="store_true",
+        help="stop when the mean return reaches the target (ppo.json's, or --threshold)",
+    )
     ppo.add_argument(
         "--checkpoint-every", type=count, default=0, help="updates between checkpoints"
     )

@@ -48,10 +48,12 @@ def train(
     backend="vecenv",
     on_rollout=None,
     checkpoint_every=0,
+    target=None,
 ):
-    """Train on ``env_id``; with ``run_dir``, write ``policy.pt``, ``checkpoint_<steps>.pt``
-    every ``checkpoint_every`` updates, ``curve.csv``, ``curve.png`` and ``run.json`` there.
-    Returns (Run, trainer)."""
+    """Train on ``env_id`` (stopping at ``threshold``, watching ``target``: see
+    ``Trainer.run``); with ``run_dir``, write ``policy.pt``, ``checkpoint_<steps>.pt`` every
+    ``checkpoint_every`` updates, ``curve.csv``, ``curve.png`` and ``run.json`` there, also
+    when Ctrl-C ends the run early (``Run.interrupted``). Returns (Run, trainer)."""
     env = vector_env(env_id, config.num_envs, backend)
     try:
         trainer = Trainer(env, config)
@@ -73,6 +75,7 @@ def train(
             on_rollout=on_rollout,
             on_checkpoint=checkpoint if run_dir is not None else None,
             checkpoint_every=checkpoint_every,
+            target=target,
         )
     finally:
         env.close()
@@ -107,7 +110,10 @@ def summary(run, env_name):
         "steps_per_second": round(run.steps_per_second, 1),
         "env_fraction": round(run.env_fraction, 4),
         "mean_return": run.mean_return,
+        "episodes": len(run.episodes),
+        "target": run.target,
         "reached": run.reached,
+        "interrupted": run.interrupted,
         "config": run.config.to_dict(),
     }
 

@@ -88,3 +88,35 @@ def all_tuned():
         if entry is not None:
             out[name] = entry
     return out
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One seed's training run on a tuned configuration, stopped at the target."""
+
+    game: str
+    seed: int
+    solved: bool
+    steps: int  # env steps to the target, or all the run took
+    seconds: float  # wall time to the target (compilation excluded), or the whole run
+    mean_return: float  # the last ``window`` episodes' mean when the run stopped
+
+
+def attempt(game, seed, **overrides):
+    """Train ``game``'s tuned configuration with ``seed`` until the mean return reaches its
+    target or the step budget runs out. The env is stepped once first, so compiling (or loading
+    numba's cache) is not counted as training time."""
+    from . import train, vector_env
+
+    entry = tuned(game)
+    if entry is None:
+        raise ValueError(f"{game} has no tuned configuration ({FILE})")
+    config = entry.config(seed=seed, **overrides)
+    warm = vector_env(entry.game, 1)
+    warm.reset(seed=0)
+    warm.step(warm.action_space.sample())
+    warm.close()
+    run, _ = train(entry.game, config, threshold=entry.target)
+    solved = run.reached is not None
+    steps, seconds = run.reached if solved else (run.steps, run.seconds)
+    return Attempt(entry.game, seed, solved, steps, seconds, run.mean_return)
