@@ -196,10 +196,11 @@ class ActorCritic(nn.Module):
         return dist.probs.argmax(-1) if self.discrete else dist.mean
 
     def to_env(self, action):
-        """Raw actions as the env takes them: offset by the Discrete start, or clipped to the
-        Box (as numpy arrays in the space's dtype)."""
+        """Raw actions (a tensor or a numpy array) as the env takes them: offset by the
+        Discrete start, or clipped to the Box (as numpy arrays in the space's dtype)."""
         space = self.action_space
+        action = action.numpy() if isinstance(action, torch.Tensor) else np.asarray(action)
         if self.discrete:
-            return action.numpy().astype(np.int64) + int(space.start)
-        clipped = torch.clamp(action, self.low, self.high).numpy()
+            return action.astype(np.int64) + int(space.start)
+        clipped = np.clip(action, self.low.numpy(), self.high.numpy())
         return clipped.reshape((-1,) + space.shape).astype(space.dtype)

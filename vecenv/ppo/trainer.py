@@ -50,6 +50,7 @@ class PPOConfig:
     norm_obs: bool = False  # scale observations by running statistics (saved with the policy)
     norm_reward: bool = False  # scale rewards by the running std of the discounted return
     log_std_init: float = 0.0  # Box actions: the Gaussian's initial log standard deviation
+    compiled: bool = True  # the rollout's forward pass in numba (vecenv.ppo.compiled)
 
     def __post_init__(self):
         for name in ("num_envs", "num_steps", "total_steps", "num_minibatches", "update_epochs"):
@@ -79,7 +80,7 @@ class PPOConfig:
             if not inside or math.isinf(value):
                 left, right = "[" if closed else "(", ")" if math.isinf(high) else "]"
                 raise ValueError(f"{name} must be in {left}{low}, {high}{right}, got {value!r}")
-        for name in ("norm_obs", "norm_reward", "anneal_lr", "norm_adv", "clip_vloss"):
+        for name in ("norm_obs", "norm_reward", "anneal_lr", "norm_adv", "clip_vloss", "compiled"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
         log_std = self.log_std_init
@@ -148,6 +149,35 @@ class ReturnScale:
         self.count = fold_moments(self.mean, self.var, self.count, self.returns[valid])
         self.returns[ended] = 0.0
         return np.clip(reward / np.sqrt(self.var + self.eps), -self.clip, self.clip)
+
+
+class Sampler:
+    """The rollout's forward pass, numpy in and out: ``vecenv.ppo.compiled`` (one numba call
+    per step, its draws from the counter-based streams of ``(config.seed, step)``) where the
+    network allows it and ``config.compiled`` asks for it, PyTorch's ``ActorCritic.sample``
+    (its draws from ``generator``) otherwise. Either way a seed repeats a run."""
+
+    def __init__(self, policy, config, generator):
+        from .compiled import CompiledPolicy
+
+        self.policy, self.generator, self.seed = policy, generator, int(config.seed)
+        use = config.compiled and CompiledPolicy.supports(policy)
+        self.compiled = CompiledPolicy(policy) if use else None
+        self.counter = 0  # rollout steps so far: each step's draws come from its own streams
+
+    def sample(self, x):
+        """(actions, log-probabilities, values) of the (n, features) float32 batch ``x``."""
+        if self.compiled is not None:
+            self.counter += 1
+            return self.compiled.sample(x, seed=self.seed, counter=self.counter - 1)
+        action, logp, value = self.policy.sample(torch.from_numpy(x), generator=self.generator)
+        return action.numpy(), logp.numpy(), value.numpy()
+
+    def value(self, x):
+        if self.compiled is not None:
+            return self.compiled.value(x).copy()
+        with torch.no_grad():
+            return self.policy.value(torch.from_numpy(x)).numpy()
 
 
 def _autoreset_mode(env):
@@ -227,16 +257,16 @@ class Trainer:
         cfg, env, policy = self.config, self.env, self.policy
         n, steps = cfg.num_envs, cfg.num_steps
         size = self.policy.critic[0].in_features
-        obs_buf = torch.zeros((steps, n, size))
-        act_buf = torch.zeros((steps, n) + (() if policy.discrete else (policy.log_std.numel(),)))
+        # numpy buffers, seen by the update through torch.from_numpy (no copies)
+        obs_buf = np.zeros((steps, n, size), dtype=np.float32)
         if policy.discrete:
-            act_buf = act_buf.long()
-        logp_buf = torch.zeros((steps, n))
-        rew_buf = torch.zeros((steps, n))
-        val_buf = torch.zeros((steps, n))
-        term_buf = torch.zeros((steps, n))
-        trunc_buf = torch.zeros((steps, n))
-        valid_buf = torch.zeros((steps, n))
+            act_buf = np.zeros((steps, n), dtype=np.int64)
+        else:
+            act_buf = np.zeros((steps, n, policy.log_std.numel()), dtype=np.float32)
+        logp_buf, val_buf, rew_buf, term_buf, trunc_buf, valid_buf = (
+            np.zeros((steps, n), dtype=np.float32) for _ in range(6)
+        )
+        sampler = Sampler(policy, cfg, self.generator)
         recent = deque(maxlen=cfg.window)
         ep_return = np.zeros(n)
         ep_length = np.zeros(n, dtype=np.int64)
@@ -252,13 +282,14 @@ class Trainer:
                 frac = 1.0 - (iteration - 1) / cfg.iterations
                 self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
             for t in range(steps):
-                x = torch.from_numpy(flatten(self.obs_space, obs, n))
-                action, logp, value = policy.sample(x, generator=self.generator)
-                obs_buf[t], act_buf[t], logp_buf[t], val_buf[t] = x, action, logp, value
+                x = obs_buf[t]
+                x[...] = flatten(self.obs_space, obs, n)
+                action, logp_buf[t], val_buf[t] = sampler.sample(x)
+                act_buf[t] = action
                 valid = ~ended
-                valid_buf[t] = torch.from_numpy(valid.astype(np.float32))
+                valid_buf[t] = valid
                 t0 = time.perf_counter()
-                obs, reward, terminated, truncated, _ = env.step(policy.to_env(action))
+                obs, reward, terminated, truncated, _ = env.step(policy.to_env(act_buf[t]))
                 run.env_seconds += time.perf_counter() - t0
                 reward = np.where(valid, reward, 0.0)
                 run.steps += int(valid.sum())
@@ -267,28 +298,23 @@ class Trainer:
                 ended = (terminated | truncated) & valid
                 if scale is not None:
                     reward = scale(reward, valid, ended)
-                rew_buf[t] = torch.from_numpy(reward.astype(np.float32))
-                term_buf[t] = torch.from_numpy((terminated & valid).astype(np.float32))
-                trunc_buf[t] = torch.from_numpy((truncated & valid).astype(np.float32))
+                rew_buf[t] = reward
+                term_buf[t] = terminated & valid
+                trunc_buf[t] = truncated & valid
                 for i in np.flatnonzero(ended):
                     run.episodes.append((run.steps, float(ep_return[i]), int(ep_length[i])))
                     recent.append(float(ep_return[i]))
                 ep_return[ended] = 0.0
                 ep_length[ended] = 0
-            x = torch.from_numpy(flatten(self.obs_space, obs, n))
-            with torch.no_grad():
-                next_value = policy.value(x)
-            adv, ret = advantages(
-                rew_buf,
-                val_buf,
-                next_value,
-                term_buf,
-                trunc_buf,
-                valid_buf,
-                cfg.gamma,
-                cfg.gae_lambda,
+            next_value = torch.from_numpy(sampler.value(flatten(self.obs_space, obs, n)))
+            obs_t, act_t, logp_t, val_t, rew_t, term_t, trunc_t, valid_t = map(
+                torch.from_numpy,
+                (obs_buf, act_buf, logp_buf, val_buf, rew_buf, term_buf, trunc_buf, valid_buf),
             )
-            self._update(obs_buf, act_buf, logp_buf, val_buf, adv, ret, valid_buf)
+            adv, ret = advantages(
+                rew_t, val_t, next_value, term_t, trunc_t, valid_t, cfg.gamma, cfg.gae_lambda
+            )
+            self._update(obs_t, act_t, logp_t, val_t, adv, ret, valid_t)
             if policy.obs_norm is not None:
                 # After the update: a rollout and its update see the same statistics, so the
                 # update's first probability ratios are exactly 1.
