@@ -28,7 +28,7 @@ on every side alike. Before each run its env is warmed (a reset and a step: numb
 vecenv's kernels on first use, and that compile is not training); env and network construction
 are outside the timed span.
 
-    python benchmarks/ppo_race.py                     # 5 seeds, every side (about an hour)
+    python benchmarks/ppo_race.py                     # 5 seeds, every side (half an hour)
     python benchmarks/ppo_race.py --quick             # tiny budgets, 1 seed: checks the script
     python benchmarks/ppo_race.py --sides vecenv,sb3 --seeds 1,2
 

@@ -1,6 +1,7 @@
 """The PPO race (``benchmarks/ppo_race.py``) end to end in its quick mode, on the sides that start
 in seconds (vecenv's trainer on both envs, CleanRL's settings, Stable-Baselines3 where installed),
-and its options. The race itself takes about an hour: ``python benchmarks/ppo_race.py``.
+and its options. The race itself takes about half an hour on 2 cores:
+``python benchmarks/ppo_race.py``.
 Like the other full comparisons, it runs in the smoke run (``--benchmark-disable``) only."""
 
 import importlib.util
@@ -29,7 +30,7 @@ RUN_KEYS = {
 
 def test_quick_race_writes_the_json_and_the_table(request, tmp_path):
     if not request.config.getoption("benchmark_disable", False):
-        pytest.skip("python benchmarks/ppo_race.py runs the race (about an hour)")
+        pytest.skip("python benchmarks/ppo_race.py runs the race (half an hour on 2 cores)")
     report = ppo_race.main(["--quick", "--sides", ",".join(CHEAP), "--out", str(tmp_path)])
     saved = json.loads((tmp_path / "race.json").read_text())
     assert saved == json.loads(json.dumps(report))
