@@ -1,0 +1,867 @@
+"""PPO's update compiled: every epoch and minibatch of ``trainer.update`` as one numba call.
+
+On the small networks PPO trains, each PyTorch minibatch step (two MLP forwards, the loss,
+backward, ``clip_grad_norm_``, ``Adam.step``) costs milliseconds of dispatch for little
+arithmetic. ``CompiledUpdate`` runs the whole update (forward, the PPO loss's gradient by a
+hand-written backward pass, gradient clipping and Adam) in one kernel call per update.
+
+What it computes is ``trainer.update``'s: for each epoch, the batch's rows in the epoch's order
+cut into minibatches of ``max(1, rows // num_minibatches)`` rows (the last one shorter where they
+do not divide); per minibatch the advantages normalised by their mean and standard deviation
+(``ddof=1``, plus 1e-8) where ``norm_adv`` and there is more than one row; the loss
+``pg - ent_coef * entropy + vf_coef * v_loss`` with the clipped policy loss and the clipped (or
+plain) value loss, each halved; its gradient clipped to ``max_grad_norm`` by the global L2 norm
+of all parameters as ``torch.nn.utils.clip_grad_norm_`` clips (scale ``max_norm / (norm +
+1e-6)`` where that is below 1); then one ``torch.optim.Adam`` step (betas 0.9 and 0.999,
+``eps`` 1e-5, no weight decay, bias-corrected, all in float32 as PyTorch's single-tensor Adam
+writes it). Where ``torch.maximum`` meets a tie its gradient is split in half between the two
+sides, as PyTorch's is.
+
+Parameters are updated in place through numpy views of the network's tensors, so the module
+keeps owning them: checkpoints, evaluation and ``CompiledPolicy`` see each step. Adam's moments
+and step count live here (``load_optimizer``/``store_optimizer`` move them from and to a
+``torch.optim.Adam``). Replacing a parameter object rather than writing into it is refused: build
+a new ``CompiledUpdate`` then.
+
+Arithmetic. Observations are normalised and the layers run exactly as ``CompiledPolicy`` runs
+them (``vecenv.ppo.dense``), and log-probabilities are taken the same way (float64 on the float32
+outputs, rounded to float32), so on a batch the compiled rollout sampled the first minibatch's
+probability ratios are exactly 1. The loss's own arithmetic (softmax, Gaussian densities) runs
+in float64 on float32 values, its clip and tie decisions in float32 as PyTorch makes them. The
+backward products (``vecenv.ppo.dense_grad``) sum over the minibatch in vector lanes folded by a
+fixed tree. Gradients agree with PyTorch's to float32 rounding: both sit within about 1e-4 of
+the largest gradient from a float64 computation, PyTorch's usually the farther. Results are the
+same on every run and do not depend on the thread count (the kernel runs on the calling thread).
+Gradient norms are summed in float64.
+
+Minibatch order. ``update`` takes each epoch's permutation of the rows from the caller (an int64
+array of shape (epochs, rows)), or draws it from counter-based streams (``permutations``): with
+``mix64`` splitmix64's finaliser and ``G`` its golden-ratio increment (``vecenv.kernels.rng``),
+epoch ``e`` of update ``u`` shuffles ``0 .. rows-1`` by Fisher-Yates from the stream
+
+    word = mix64(mix64(mix64(seed ^ KEY) + u * G) + e * G),  draw j = mix64(word + (j + 1) * G)
+
+swapping position ``i`` (from ``rows - 1`` down to 1) with ``floor(U * (i + 1))`` for the next
+draw's float64 uniform ``U`` (its top 53 bits), so an order depends only on ``(seed, u, e)`` and
+the row count.
+"""
+
+import math
+
+import numba as nb
+import numpy as np
+import torch
+
+from vecenv.kernels.rng import GOLDEN, mix64
+
+from . import dense
+from .compiled import _features, _unsupported, _word
+from .dense_grad import input_grad, row_sums, tanh_grad, weight_grad
+
+LANES = dense.LANES
+STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "grad_norm")
+
+BETA1, BETA2, EPS = 0.9, 0.999, 1e-5  # the trainer's torch.optim.Adam(..., eps=1e-5)
+
+_KEY = np.uint64(0x5BD1E9955BD1E995)  # keeps these streams apart from the rollout's
+_INV53 = 1.0 / 9007199254740992.0  # 2**-53
+_S11 = np.uint64(11)
+_HALF_LOG_TWO_PI = 0.5 * math.log(2.0 * math.pi)
+_F = np.float32
+_ONE = _F(1.0)
+_ADV_EPS = _F(1e-8)
+_NORM_EPS = _F(1e-6)
+# Adam's constants as PyTorch's float32 kernels see the Python floats it passes them.
+_LERP1 = _F(1.0 - BETA1)
+_BETA2 = _F(BETA2)
+_WEIGHT2 = _F(1.0 - BETA2)
+_EPS = _F(EPS)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _permute(seed, update, size, out):
+    """``out[e]`` the shuffle of ``0 .. size-1`` for epoch ``e`` of ``update`` (see the module)."""
+    base = mix64(mix64(seed ^ _KEY) + update * GOLDEN)
+    for e in range(out.shape[0]):
+        word = mix64(base + np.uint64(e) * GOLDEN)
+        row = out[e]
+        for i in range(size):
+            row[i] = i
+        for i in range(size - 1, 0, -1):
+            # the stream's draws in order: draw size - 1 - i, from 0
+            u = np.float64(mix64(word + np.uint64(size - i) * GOLDEN) >> _S11) * _INV53
+            k = int(u * (i + 1))
+            row[i], row[k] = row[k], row[i]
+
+
+def permutations(seed, update, epochs, size):
+    """The (epochs, size) int64 minibatch orders of update number ``update`` under ``seed``."""
+    out = np.empty((_count(epochs, "epochs"), _count(size, "size")), dtype=np.int64)
+    _permute(_word(seed, "seed"), _word(update, "update"), out.shape[1], out)
+    return out
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _are_permutations(order, seen):
+    """Whether every row of ``order`` holds each of ``0 .. order.shape[1]-1`` once."""
+    size = order.shape[1]
+    for e in range(order.shape[0]):
+        seen[:size] = False
+        for i in range(size):
+            v = order[e, i]
+            if v < 0 or v >= size or seen[v]:
+                return False
+            seen[v] = True
+    return True
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _forward(ws, bs, feat, acts, m, cols):
+    """The Linear/Tanh stack on ``feat``'s first ``m`` columns; layer ``i``'s output in
+    ``acts[i]`` viewed as (width, cols). Returns the last layer's output."""
+    depth = len(ws)
+    src = feat
+    for i in range(depth):
+        width = ws[i].shape[0]
+        dst = acts[i, : width * cols].reshape(width, cols)
+        dense.layer(ws[i], bs[i], src, dst, m, i < depth - 1)
+        src = dst
+    return src
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _backward(ws, gws, gbs, feat, acts, grad, spare, cols):
+    """Parameter gradients of the stack from its output's gradient, held in ``grad`` viewed as
+    (out, cols) with zero columns past the minibatch's rows; ``spare`` is scratch."""
+    depth = len(ws)
+    dy = grad[: ws[depth - 1].shape[0] * cols].reshape(ws[depth - 1].shape[0], cols)
+    for i in range(depth - 1, -1, -1):
+        n_in = ws[i].shape[1]
+        x = feat if i == 0 else acts[i - 1, : n_in * cols].reshape(n_in, cols)
+        weight_grad(dy, x, gws[i], cols)
+        row_sums(dy, gbs[i], cols)
+        if i > 0:
+            dx = spare[: n_in * cols].reshape(n_in, cols)
+            input_grad(ws[i], dy, dx, cols)
+            tanh_grad(dx, x, n_in, cols)
+            grad, spare = spare, grad
+            dy = dx
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _head(
+    idx,
+    m,
+    cols,
+    logits,
+    value,
+    act_index,
+    act_value,
+    old_logp,
+    adv,
+    returns,
+    old_values,
+    mask,
+    has_mask,
+    discrete,
+    log_std,
+    glog,
+    norm_adv,
+    clip_coef,
+    clip_vloss,
+    ent_coef,
+    vf_coef,
+    dlogits,
+    dvalue,
+    glog_sum,
+    probs,
+    stats,
+):
+    """The loss's gradient with respect to the actor's outputs (into ``dlogits``), the critic's
+    (into ``dvalue``) and ``log_std`` (into ``glog``, summed in ``glog_sum``), for the minibatch
+    rows ``idx``; the minibatch's losses into ``stats``. ``probs`` is scratch for a row's
+    log-probabilities and probabilities."""
+    n_act = logits.shape[0]
+    inv_m = 1.0 / m
+    mean32, den32 = _F(0.0), _ONE
+    if norm_adv and m > 1:
+        total = 0.0
+        for r in range(m):
+            total += np.float64(adv[idx[r]])
+        mean = total / m
+        squares = 0.0
+        for r in range(m):
+            d = np.float64(adv[idx[r]]) - mean
+            squares += d * d
+        mean32 = _F(mean)
+        den32 = _F(math.sqrt(squares / (m - 1))) + _ADV_EPS
+    # The clamp bounds as PyTorch's float32 clamp sees the Python floats 1 -+ clip_coef.
+    lo32, hi32 = _F(1.0 - clip_coef), _F(1.0 + clip_coef)
+    c32 = _F(clip_coef)
+    # The Gaussian's spread (log_std changes every step), as CompiledPolicy computes it.
+    constant = 0.0
+    row_entropy = 0.0
+    if not discrete:
+        for d in range(n_act):
+            constant -= np.float64(log_std[d]) + _HALF_LOG_TWO_PI
+            row_entropy += 0.5 + _HALF_LOG_TWO_PI + np.float64(log_std[d])
+            glog_sum[d] = 0.0
+    pg_sum = v_sum = ent_sum = kl_sum = 0.0
+    clipped_rows = 0
+    for r in range(m):
+        q = idx[r]
+        entropy = row_entropy
+        if discrete:
+            top = -np.inf
+            for a in range(n_act):
+                if not has_mask or mask[q, a]:
+                    top = max(top, np.float64(logits[a, r]))
+            total = 0.0
+            for a in range(n_act):
+                weight = 0.0
+                if not has_mask or mask[q, a]:
+                    weight = math.exp(np.float64(logits[a, r]) - top)
+                probs[1, a] = weight
+                total += weight
+            # (logit - top) - log(total), in CompiledPolicy's order: the same float32 logp.
+            log_total = math.log(total)
+            entropy = 0.0
+            for a in range(n_act):
+                if probs[1, a] > 0.0:
+                    lp = (np.float64(logits[a, r]) - top) - log_total
+                    probs[0, a] = lp
+                    probs[1, a] /= total
+                    entropy -= probs[1, a] * lp
+            new_logp = _F((np.float64(logits[act_index[q], r]) - top) - log_total)
+        else:
+            squares = 0.0
+            for d in range(n_act):
+                dev = (np.float64(act_value[q, d]) - np.float64(logits[d, r])) / math.exp(
+                    np.float64(log_std[d])
+                )
+                squares += dev * dev
+            new_logp = _F(constant - 0.5 * squares)
+        log_ratio = new_logp - old_logp[q]
+        ratio = _F(math.exp(np.float64(log_ratio)))
+        a32 = (adv[q] - mean32) / den32
+        t1 = -a32 * ratio
+        t2 = -a32 * min(max(ratio, lo32), hi32)
+        inside = lo32 <= ratio <= hi32
+        g1 = -np.float64(a32)
+        g2 = g1 if inside else 0.0
+        if t1 > t2:
+            g_ratio = g1
+        elif t1 < t2:
+            g_ratio = g2
+        else:
+            g_ratio = 0.5 * (g1 + g2)
+        g_logp = g_ratio * np.float64(ratio) * inv_m
+        pg_sum += np.float64(max(t1, t2))
+        ent_sum += entropy
+        kl_sum += (np.float64(ratio) - 1.0) - np.float64(log_ratio)
+        if abs(np.float64(ratio) - 1.0) > clip_coef:
+            clipped_rows += 1
+        if discrete:
+            g_ent = ent_coef * inv_m
+            for a in range(n_act):
+                p = probs[1, a]
+                if p > 0.0:  # masked actions, and any whose probability underflows, get none
+                    pick = 1.0 if a == act_index[q] else 0.0
+                    dlogits[a, r] = _F(g_logp * (pick - p) + g_ent * p * (probs[0, a] + entropy))
+                else:
+                    dlogits[a, r] = _F(g_logp) if a == act_index[q] else _F(0.0)
+        else:
+            for d in range(n_act):
+                std = math.exp(np.float64(log_std[d]))
+                dev = (np.float64(act_value[q, d]) - np.float64(logits[d, r])) / std
+                dlogits[d, r] = _F(g_logp * dev / std)
+                glog_sum[d] += g_logp * (dev * dev - 1.0)
+        v = value[0, r]
+        ret = returns[q]
+        if clip_vloss:
+            old = old_values[q]
+            delta = v - old
+            clipped = old + min(max(delta, -c32), c32)
+            e1, e2 = v - ret, clipped - ret
+            s1, s2 = e1 * e1, e2 * e2
+            d1 = 2.0 * np.float64(e1)
+            d2 = 2.0 * np.float64(e2) if -c32 <= delta <= c32 else 0.0
+            if s1 > s2:
+                g_v = d1
+            elif s1 < s2:
+                g_v = d2
+            else:
+                g_v = 0.5 * (d1 + d2)
+            v_sum += np.float64(max(s1, s2))
+        else:
+            e1 = v - ret
+            g_v = 2.0 * np.float64(e1)
+            v_sum += np.float64(e1 * e1)
+        dvalue[0, r] = _F(0.5 * vf_coef * inv_m * g_v)
+    for r in range(m, cols):
+        for a in range(n_act):
+            dlogits[a, r] = 0.0
+        dvalue[0, r] = 0.0
+    if not discrete:
+        for d in range(n_act):
+            glog[d] = _F(glog_sum[d] - ent_coef)
+    stats[0] = pg_sum * inv_m
+    stats[1] = 0.5 * v_sum * inv_m
+    stats[2] = ent_sum * inv_m
+    stats[3] = kl_sum * inv_m
+    stats[4] = clipped_rows * inv_m
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _sum_squares(x):
+    """``sum(float64(x) ** 2)`` in eight interleaved partial sums (their order fixed): a single
+    running sum would wait on each addition's latency."""
+    n = x.shape[0]
+    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
+    whole = n - n % 8
+    for i in range(0, whole, 8):
+        v0, v1 = np.float64(x[i]), np.float64(x[i + 1])
+        v2, v3 = np.float64(x[i + 2]), np.float64(x[i + 3])
+        v4, v5 = np.float64(x[i + 4]), np.float64(x[i + 5])
+        v6, v7 = np.float64(x[i + 6]), np.float64(x[i + 7])
+        s0 += v0 * v0
+        s1 += v1 * v1
+        s2 += v2 * v2
+        s3 += v3 * v3
+        s4 += v4 * v4
+        s5 += v5 * v5
+        s6 += v6 * v6
+        s7 += v7 * v7
+    for i in range(whole, n):
+        v = np.float64(x[i])
+        s0 += v * v
+    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _adam(p, grad, exp_avg, exp_avg_sq, step_size, root2):
+    """One Adam step on ``p`` in float32, operation for operation as PyTorch's single-tensor
+    Adam: ``exp_avg.lerp_(g, 1 - beta1)``, ``exp_avg_sq.mul_(beta2).addcmul_(g, g, 1 - beta2)``,
+    ``p.addcdiv_(exp_avg, exp_avg_sq.sqrt() / root2 + eps, value=step_size)``."""
+    for i in range(p.shape[0]):
+        g = grad[i]
+        m = exp_avg[i]
+        m = m + _LERP1 * (g - m)
+        v = exp_avg_sq[i] * _BETA2 + _WEIGHT2 * g * g
+        exp_avg[i] = m
+        exp_avg_sq[i] = v
+        p[i] = p[i] + step_size * m / (np.sqrt(v) / root2 + _EPS)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _clip_and_adam(params, grad, exp_avg, exp_avg_sq, max_norm, lr, step):
+    """Clip ``grad`` (all parameters' gradients, flat) to ``max_norm`` and take Adam step
+    number ``step`` on ``params`` (flat views, in ``grad``'s order). Returns the gradient's norm
+    before clipping; where it is not finite nothing is changed."""
+    norm = math.sqrt(_sum_squares(grad))
+    if not math.isfinite(norm):
+        return norm
+    # max_norm / (norm + 1e-6) as PyTorch takes it: a float32 reciprocal times max_norm.
+    coef = (_ONE / (_F(norm) + _NORM_EPS)) * _F(max_norm)
+    if coef < _ONE:
+        for i in range(grad.shape[0]):
+            grad[i] = grad[i] * coef
+    correction1 = 1.0 - BETA1**step
+    correction2 = 1.0 - BETA2**step
+    step_size = _F(-(lr / correction1))
+    root2 = _F(correction2**0.5)
+    at = 0
+    for p in params:
+        end = at + p.shape[0]
+        _adam(p, grad[at:end], exp_avg[at:end], exp_avg_sq[at:end], step_size, root2)
+        at = end
+    return norm
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _update(
+    order,
+    minibatch,
+    x,
+    act_index,
+    act_value,
+    old_logp,
+    adv,
+    returns,
+    old_values,
+    mask,
+    has_mask,
+    discrete,
+    mean,
+    var,
+    norm_clip,
+    norm_eps,
+    has_norm,
+    aw,
+    ab,
+    cw,
+    cb,
+    log_std,
+    gaw,
+    gab,
+    gcw,
+    gcb,
+    glog,
+    params,
+    grad,
+    exp_avg,
+    exp_avg_sq,
+    step,
+    lr,
+    norm_adv,
+    clip_coef,
+    clip_vloss,
+    ent_coef,
+    vf_coef,
+    max_norm,
+    features,
+    feat,
+    a_acts,
+    c_acts,
+    g0,
+    g1,
+    g2,
+    glog_sum,
+    probs,
+    stats,
+):
+    """Every epoch's minibatch steps over the batch (see the module). Returns how many steps
+    were taken: fewer than all where a gradient was not finite (that step is not taken)."""
+    size = x.shape[0]
+    n_feat = x.shape[1]
+    n_act = aw[len(aw) - 1].shape[0]
+    # The batch's features once (the statistics do not change during the update), transposed.
+    _features(x, 0, size, mean, var, norm_clip, norm_eps, has_norm, features)
+    done = 0
+    for e in range(order.shape[0]):
+        for begin in range(0, size, minibatch):
+            m = min(minibatch, size - begin)
+            cols = (m + LANES - 1) // LANES * LANES
+            idx = order[e, begin : begin + m]
+            fv = feat[: n_feat * cols].reshape(n_feat, cols)
+            for k in range(n_feat):
+                src = features[k]
+                dst = fv[k]
+                for r in range(m):
+                    dst[r] = src[idx[r]]
+                for r in range(m, cols):
+                    dst[r] = 0.0
+            logits = _forward(aw, ab, fv, a_acts, m, cols)
+            value = _forward(cw, cb, fv, c_acts, m, cols)
+            dlogits = g0[: n_act * cols].reshape(n_act, cols)
+            dvalue = g2[:cols].reshape(1, cols)
+            row = stats[done]
+            _head(
+                idx,
+                m,
+                cols,
+                logits,
+                value,
+                act_index,
+                act_value,
+                old_logp,
+                adv,
+                returns,
+                old_values,
+                mask,
+                has_mask,
+                discrete,
+                log_std,
+                glog,
+                norm_adv,
+                clip_coef,
+                clip_vloss,
+                ent_coef,
+                vf_coef,
+                dlogits,
+                dvalue,
+                glog_sum,
+                probs,
+                row,
+            )
+            _backward(aw, gaw, gab, fv, a_acts, g0, g1, cols)
+            _backward(cw, gcw, gcb, fv, c_acts, g2, g1, cols)
+            row[5] = _clip_and_adam(params, grad, exp_avg, exp_avg_sq, max_norm, lr, step + 1)
+            if not math.isfinite(row[5]):
+                return done
+            step += 1
+            done += 1
+    return done
+
+
+def _count(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+def _view(tensor):
+    return tensor.detach().numpy()
+
+
+def _layers(stack):
+    return list(stack)[::2]
+
+
+def _tensors(network):
+    """The parameters, in the update's order: the actor's layers', the critic's, log_std."""
+    layers = _layers(network.actor) + _layers(network.critic)
+    out = [p for layer in layers for p in (layer.weight, layer.bias)]
+    if not network.discrete:
+        out.append(network.log_std)
+    return out
+
+
+def _reason(network):
+    """Why ``network`` cannot be updated here, or None where it can."""
+    reason = _unsupported(network)
+    if reason is not None:
+        return reason
+    layers = _layers(network.actor) + _layers(network.critic)
+    if any(layer.bias is None for layer in layers):
+        return "a layer has no bias"
+    ours = _tensors(network)
+    if {id(p) for p in network.parameters()} != {id(p) for p in ours}:
+        return "it has parameters besides its layers' and log_std"
+    if len({p.data_ptr() for p in ours}) != len(ours):
+        return "some of its parameters share storage"
+    if not all(p.requires_grad for p in ours):
+        return "some of its parameters do not require gradients"
+    return None
+
+
+class CompiledUpdate:
+    """``trainer.update`` for one ``ActorCritic``, as one numba call per update (see the
+    module). ``config`` gives the PPO settings (a ``PPOConfig``: ``update_epochs``,
+    ``num_minibatches``, ``norm_adv``, ``clip_coef``, ``clip_vloss``, ``ent_coef``, ``vf_coef``,
+    ``max_grad_norm``, and ``seed`` for the drawn minibatch orders). ``steps`` counts Adam's
+    steps, ``updates`` the updates so far (the index of the next drawn order)."""
+
+    @staticmethod
+    def supports(network):
+        """Whether ``network`` is one this class can update (else use PyTorch)."""
+        return _reason(network) is None
+
+    def __init__(self, network, config):
+        reason = _reason(network)
+        if reason is not None:
+            raise ValueError(f"CompiledUpdate cannot update this network: {reason}")
+        self.network, self.config = network, config
+        self._settings = _settings(config)
+        self.discrete = bool(network.discrete)
+        actor, critic = _layers(network.actor), _layers(network.critic)
+        self.obs_size = actor[0].in_features
+        self.action_size = actor[-1].out_features
+        tensors = _tensors(network)
+        self._tensors = tensors
+        self._pointers = [p.data_ptr() for p in tensors]
+        sizes = [p.numel() for p in tensors]
+        self._offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        total = int(self._offsets[-1])
+        self._grad = np.zeros(total, dtype=np.float32)
+        self.exp_avg = np.zeros(total, dtype=np.float32)
+        self.exp_avg_sq = np.zeros(total, dtype=np.float32)
+        self.steps = 0
+        self.updates = 0
+        grads = [self._grad[a:b].reshape(p.shape) for p, a, b in self._spans()]
+        self._params = tuple(_view(p).reshape(-1) for p in tensors)
+        self._aw = tuple(_view(layer.weight) for layer in actor)
+        self._ab = tuple(_view(layer.bias) for layer in actor)
+        self._cw = tuple(_view(layer.weight) for layer in critic)
+        self._cb = tuple(_view(layer.bias) for layer in critic)
+        depth_a = len(actor)
+        self._gaw = tuple(grads[0 : 2 * depth_a : 2])
+        self._gab = tuple(grads[1 : 2 * depth_a : 2])
+        self._gcw = tuple(grads[2 * depth_a :: 2][: len(critic)])
+        self._gcb = tuple(grads[2 * depth_a + 1 :: 2][: len(critic)])
+        if self.discrete:
+            self._log_std = np.zeros(0, dtype=np.float32)
+            self._glog = np.zeros(0, dtype=np.float32)
+        else:
+            self._log_std = _view(network.log_std)
+            self._glog = grads[-1]
+        norm = network.obs_norm
+        if norm is None:
+            self._mean = self._var = np.zeros(0)
+            self._norm = (0.0, 0.0, False)
+        else:
+            self._mean, self._var = _view(norm.mean), _view(norm.var)
+            self._norm = (float(norm.clip), float(norm.eps), True)
+        widths = [layer.out_features for layer in actor + critic] + [self.obs_size]
+        self._widest = max(widths)
+        self._depths = (len(actor), len(critic))
+        self._glog_sum = np.zeros(self.action_size)
+        self._probs = np.zeros((2, self.action_size))
+        self._no_mask = np.zeros((0, self.action_size), dtype=np.bool_)
+        self._no_index = np.zeros(0, dtype=np.int64)
+        self._no_value = np.zeros((0, self.action_size), dtype=np.float32)
+        self._rows = self._cols = 0
+        self._stats = np.zeros((0, len(STATS)))
+        self._reserve(1)
+
+    def _spans(self):
+        return zip(self._tensors, self._offsets[:-1], self._offsets[1:], strict=True)
+
+    def _reserve(self, rows):
+        """Scratch for a batch of ``rows`` rows (grown by doubling, so rarely); returns the
+        minibatch size and the number of minibatch steps."""
+        minibatch = max(1, rows // self._settings["minibatches"])
+        steps = self._settings["epochs"] * -(-rows // minibatch)
+        cols = -(-minibatch // LANES) * LANES
+        if rows > self._rows:
+            self._rows = max(rows, 2 * self._rows, 64)
+            self._features = np.zeros((self.obs_size, self._rows), dtype=np.float32)
+            self._seen = np.zeros(self._rows, dtype=np.bool_)
+        if steps > self._stats.shape[0]:
+            self._stats = np.zeros((max(steps, 2 * self._stats.shape[0]), len(STATS)))
+        if cols > self._cols:
+            self._cols = max(cols, 2 * self._cols)
+            flat = self._widest * self._cols
+            self._feat = np.zeros(self.obs_size * self._cols, dtype=np.float32)
+            self._a_acts = np.zeros((self._depths[0], flat), dtype=np.float32)
+            self._c_acts = np.zeros((self._depths[1], flat), dtype=np.float32)
+            self._g = [np.zeros(flat, dtype=np.float32) for _ in range(3)]
+        return minibatch, steps
+
+    def update(
+        self, obs, actions, logp, advantages, returns, values, masks=None, *, lr, order=None
+    ):
+        """One update: every epoch's minibatch steps over the batch's rows. ``obs`` (rows,
+        obs_size) float32 flattened observations; ``actions`` (rows,) integers or (rows,
+        width) float32; ``logp``, ``advantages``, ``returns``, ``values`` (rows,) float32 (the
+        rollout's log-probabilities and values); ``masks`` an optional (rows, actions) bool
+        legal-move mask; ``lr`` this update's learning rate; ``order`` an optional (epochs,
+        rows) int64 array of permutations (else ``permutations(config.seed, updates, ...)``).
+        Returns the (steps, len(STATS)) float64 losses of each minibatch step, a view that the
+        next update overwrites."""
+        self._check_parameters()
+        s = self._settings
+        obs = _floats(obs, "obs", 2)
+        rows = obs.shape[0]
+        if obs.shape[1] != self.obs_size:
+            raise ValueError(f"obs must have shape (rows, {self.obs_size}), got {obs.shape}")
+        act_index, act_value = self._checked_actions(actions, rows)
+        vectors = []
+        for name, v in (
+            ("logp", logp),
+            ("advantages", advantages),
+            ("returns", returns),
+            ("values", values),
+        ):
+            v = _floats(v, name, 1)
+            if v.shape != (rows,):
+                raise ValueError(f"{name} must have shape ({rows},), got {v.shape}")
+            vectors.append(v)
+        has_mask = masks is not None
+        masks = self._checked_masks(masks, rows, act_index) if has_mask else self._no_mask
+        lr = _number(lr, "lr")
+        minibatch, total = self._reserve(rows)
+        if order is None:
+            order = permutations(s["seed"], self.updates, s["epochs"], rows)
+        else:
+            order = self._checked_order(order, rows)
+        self.updates += 1
+        if rows == 0:
+            return self._stats[:0]
+        norm_clip, norm_eps, has_norm = self._norm
+        done = _update(
+            order,
+            minibatch,
+            obs,
+            act_index,
+            act_value,
+            *vectors,
+            masks,
+            has_mask,
+            self.discrete,
+            self._mean,
+            self._var,
+            norm_clip,
+            norm_eps,
+            has_norm,
+            self._aw,
+            self._ab,
+            self._cw,
+            self._cb,
+            self._log_std,
+            self._gaw,
+            self._gab,
+            self._gcw,
+            self._gcb,
+            self._glog,
+            self._params,
+            self._grad,
+            self.exp_avg,
+            self.exp_avg_sq,
+            self.steps,
+            lr,
+            s["norm_adv"],
+            s["clip_coef"],
+            s["clip_vloss"],
+            s["ent_coef"],
+            s["vf_coef"],
+            s["max_grad_norm"],
+            self._features,
+            self._feat,
+            self._a_acts,
+            self._c_acts,
+            *self._g,
+            self._glog_sum,
+            self._probs,
+            self._stats,
+        )
+        self.steps += done
+        if done < total:
+            per_epoch = total // s["epochs"]
+            raise ValueError(
+                f"the gradient is not finite at epoch {done // per_epoch}, minibatch "
+                f"{done % per_epoch} (NaN parameters?); {done} steps were taken"
+            )
+        return self._stats[:total]
+
+    @property
+    def parameters(self):
+        """The network's parameters this updates: each layer's weight and bias, the actor's
+        layers first, then the critic's, then ``log_std`` (Box actions)."""
+        return list(self._tensors)
+
+    @property
+    def gradients(self):
+        """The last step's gradients after clipping (as PyTorch leaves ``p.grad``), numpy
+        arrays in the order and shapes of ``parameters``; the next step overwrites them."""
+        return [self._grad[a:b].reshape(p.shape) for p, a, b in self._spans()]
+
+    def _check_parameters(self):
+        try:
+            current = _tensors(self.network)
+        except AttributeError:  # a layer swapped for another kind of module
+            current = []
+        same = len(current) == len(self._tensors) and all(
+            p is q for p, q in zip(current, self._tensors, strict=True)
+        )
+        if not same or [p.data_ptr() for p in current] != self._pointers:
+            raise ValueError(
+                "the network's parameters were replaced, not written in place: "
+                "build a new CompiledUpdate"
+            )
+
+    def _checked_actions(self, actions, rows):
+        if not isinstance(actions, np.ndarray):
+            raise ValueError(f"actions must be a numpy array, got {type(actions).__name__}")
+        if self.discrete:
+            if actions.dtype.kind not in "iu":
+                raise ValueError(f"Discrete actions must be integers, got {actions.dtype}")
+            if actions.shape != (rows,):
+                raise ValueError(f"actions must have shape ({rows},), got {actions.shape}")
+            if rows and (actions.min() < 0 or actions.max() >= self.action_size):
+                raise ValueError(f"actions must be in [0, {self.action_size})")
+            return np.ascontiguousarray(actions, dtype=np.int64), self._no_value
+        actions = _floats(actions, "actions", 2)
+        if actions.shape != (rows, self.action_size):
+            raise ValueError(
+                f"actions must have shape ({rows}, {self.action_size}), got {actions.shape}"
+            )
+        return self._no_index, actions
+
+    def _checked_masks(self, masks, rows, act_index):
+        if not self.discrete:
+            raise ValueError("legal-move masks apply to Discrete actions only")
+        if not isinstance(masks, np.ndarray) or masks.dtype != np.bool_:
+            raise ValueError("masks must be a numpy bool array")
+        if masks.shape != (rows, self.action_size):
+            raise ValueError(
+                f"masks must have shape ({rows}, {self.action_size}), got {masks.shape}"
+            )
+        masks = np.ascontiguousarray(masks)
+        if rows and not masks[np.arange(rows), act_index].all():
+            raise ValueError("every action must be legal under its row's mask")
+        return masks
+
+    def _checked_order(self, order, rows):
+        epochs = self._settings["epochs"]
+        if not isinstance(order, np.ndarray) or order.dtype != np.int64:
+            raise ValueError("order must be a numpy int64 array")
+        if order.shape != (epochs, rows):
+            raise ValueError(f"order must have shape ({epochs}, {rows}), got {order.shape}")
+        order = np.ascontiguousarray(order)
+        if not _are_permutations(order, self._seen):
+            raise ValueError("every row of order must be a permutation of range(rows)")
+        return order
+
+    def load_optimizer(self, optimizer):
+        """Take Adam's moments and step count from ``optimizer`` (a ``torch.optim.Adam`` over
+        this network's parameters; parameters it has no state for start from zero)."""
+        steps = set()
+        for p, a, b in self._spans():
+            state = optimizer.state.get(p, {})
+            if not state:
+                self.exp_avg[a:b] = self.exp_avg_sq[a:b] = 0.0
+                steps.add(0)
+                continue
+            self.exp_avg[a:b] = state["exp_avg"].detach().reshape(-1).numpy()
+            self.exp_avg_sq[a:b] = state["exp_avg_sq"].detach().reshape(-1).numpy()
+            steps.add(int(float(state["step"])))
+        if len(steps) > 1:
+            raise ValueError(f"the optimizer's parameters are at different steps: {steps}")
+        self.steps = steps.pop()
+
+    def store_optimizer(self, optimizer):
+        """Write Adam's moments and step count into ``optimizer`` (a ``torch.optim.Adam`` over
+        this network's parameters), so PyTorch can carry on from here."""
+        for p, a, b in self._spans():
+            optimizer.state[p] = {
+                "step": torch.tensor(float(self.steps)),
+                "exp_avg": torch.from_numpy(self.exp_avg[a:b].reshape(p.shape).copy()),
+                "exp_avg_sq": torch.from_numpy(self.exp_avg_sq[a:b].reshape(p.shape).copy()),
+            }
+
+
+def _settings(config):
+    """The PPO settings the kernel reads, checked."""
+    out = {}
+    for key, name in (("epochs", "update_epochs"), ("minibatches", "num_minibatches")):
+        value = getattr(config, name)
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        out[key] = int(value)
+    for name in ("norm_adv", "clip_vloss"):
+        value = getattr(config, name)
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{name} must be true or false, got {value!r}")
+        out[name] = bool(value)
+    for name in ("clip_coef", "max_grad_norm"):
+        out[name] = _number(getattr(config, name), name)
+    for name in ("ent_coef", "vf_coef"):
+        out[name] = _number(getattr(config, name), name, zero=True)
+    out["seed"] = _word(getattr(config, "seed", 0), "seed")
+    return out
+
+
+def _number(value, name, zero=False):
+    """``value`` as a finite float above 0 (or at least 0 where ``zero``), else ValueError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+        raise ValueError(f"{name} must be a finite number {'>=' if zero else '>'} 0, got {value}")
+    return value
+
+
+def _floats(x, name, ndim):
+    """``x`` as a C-contiguous float32 array of ``ndim`` dimensions, finite, else ValueError."""
+    if not isinstance(x, np.ndarray):
+        raise ValueError(f"{name} must be a numpy array, got {type(x).__name__}")
+    if x.dtype != np.float32:
+        raise ValueError(f"{name} must be float32, got {x.dtype}")
+    if x.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {x.shape}")
+    x = np.ascontiguousarray(x)
+    # A float64 sum is finite exactly when every float32 entry is: one pass, no temporary.
+    if not math.isfinite(np.add.reduce(x, axis=None, dtype=np.float64)):
+        raise ValueError(f"{name} holds NaN or infinite values")
+    return x
