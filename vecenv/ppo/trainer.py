@@ -50,7 +50,7 @@ class PPOConfig:
     norm_obs: bool = False  # scale observations by running statistics (saved with the policy)
     norm_reward: bool = False  # scale rewards by the running std of the discounted return
     log_std_init: float = 0.0  # Box actions: the Gaussian's initial log standard deviation
-    compiled: bool = True  # the rollout's forward pass in numba (vecenv.ppo.compiled)
+    compiled: bool = True  # rollout and update in numba (ppo.compiled, ppo.compiled_update)
 
     def __post_init__(self):
         for name in ("num_envs", "num_steps", "total_steps", "num_minibatches", "update_epochs"):
@@ -228,6 +228,13 @@ class Trainer:
         self.optimizer = torch.optim.Adam(
             self.policy.parameters(), lr=config.learning_rate, eps=1e-5
         )
+        # The update as one numba call (vecenv.ppo.compiled_update) where the network allows:
+        # it writes the torch parameters in place and keeps Adam's moments itself, so
+        # self.optimizer then only carries the learning rate's schedule.
+        from .compiled_update import CompiledUpdate
+
+        use = config.compiled and CompiledUpdate.supports(self.policy)
+        self.compiled_update = CompiledUpdate(self.policy, config) if use else None
 
     def run(
         self,
@@ -340,6 +347,13 @@ class Trainer:
         b_act = actions.reshape((-1,) + actions.shape[2:])[keep]
         b_logp, b_adv = logp.reshape(-1)[keep], adv.reshape(-1)[keep]
         b_ret, b_val = returns.reshape(-1)[keep], values.reshape(-1)[keep]
+        if self.compiled_update is not None:
+            if b_obs.shape[0]:
+                lr = self.optimizer.param_groups[0]["lr"]
+                self.compiled_update.update(
+                    *(t.numpy() for t in (b_obs, b_act, b_logp, b_adv, b_ret, b_val)), lr=lr
+                )
+            return
         update(
             policy, self.optimizer, cfg, self.generator, b_obs, b_act, b_logp, b_adv, b_ret, b_val
         )
