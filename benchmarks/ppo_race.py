@@ -137,9 +137,19 @@ PUFFER_SHOWN = (
     "vtrace_c_clip",
 )
 
-SIDES = ("vecenv", "vecenv-on-gymnasium", "cleanrl", "sb3", "pufferlib")
+SIDES = (
+    "vecenv",
+    "vecenv-torch",
+    "vecenv-on-gymnasium",
+    "vecenv-puffer-batch",
+    "cleanrl",
+    "sb3",
+    "pufferlib",
+)
 LABELS = {
     "vecenv": "vecenv.ppo on vecenv CartPole",
+    "vecenv-torch": "vecenv.ppo with PyTorch's rollout and update (compiled=False)",
+    "vecenv-puffer-batch": "vecenv.ppo on vecenv CartPole, PufferLib's batch geometry",
     "vecenv-on-gymnasium": "vecenv.ppo on gymnasium CartPoleVectorEnv",
     "cleanrl": "CleanRL-style PPO on gymnasium CartPoleVectorEnv",
     "sb3": "Stable-Baselines3 PPO on gymnasium CartPole (DummyVecEnv)",
@@ -190,6 +200,28 @@ def cleanrl_config(seed, quick=False):
 
     cfg = PPOConfig(**CLEANRL, seed=seed)
     return (_quick(cfg) if quick else cfg), CLEANRL_SOURCE
+
+
+# PufferLib's cartpole.ini batch geometry (2 x 4096 envs, horizon 64, one epoch of minibatches of
+# 32,768) on vecenv's trainer, with a (128, 128) MLP where PufferLib has a 128-wide layer and an
+# LSTM: env-steps/s at PufferLib's batch sizes (the rest of the settings vecenv's defaults), not a
+# time to 475.
+PUFFER_BATCH = dict(
+    num_envs=8192,
+    num_steps=64,
+    update_epochs=1,
+    num_minibatches=16,
+    hidden=(128, 128),
+    total_steps=2_097_152,  # four updates: enough to time, not to learn (one epoch an update)
+)
+
+
+def puffer_batch_config(seed, quick=False):
+    from vecenv.ppo import PPOConfig
+
+    cfg = PPOConfig(**PUFFER_BATCH, seed=seed)
+    source = "PufferLib's cartpole.ini batch geometry, vecenv's defaults otherwise"
+    return (_quick(cfg) if quick else cfg), source
 
 
 def _quick(cfg):
@@ -442,9 +474,16 @@ def run_side(side, seed, quick):
     if side == "vecenv":
         cfg, _ = tuned_config(seed, quick)
         return trainer_side(GAME, "vecenv", cfg)
+    if side == "vecenv-torch":
+        cfg, _ = tuned_config(seed, quick)
+        cfg.compiled = False
+        return trainer_side(GAME, "vecenv", cfg)
     if side == "vecenv-on-gymnasium":
         cfg, _ = tuned_config(seed, quick)
         return trainer_side(ENV_ID, "gymnasium", cfg)
+    if side == "vecenv-puffer-batch":
+        cfg, _ = puffer_batch_config(seed, quick)
+        return trainer_side(GAME, "vecenv", cfg)
     if side == "cleanrl":
         cfg, _ = cleanrl_config(seed, quick)
         return trainer_side(ENV_ID, "gymnasium", cfg)
@@ -457,8 +496,12 @@ def run_side(side, seed, quick):
 
 def describe_side(side, quick):
     """What a side runs: its hyper-parameters, their source and what was changed."""
-    if side in ("vecenv", "vecenv-on-gymnasium"):
+    if side in ("vecenv", "vecenv-on-gymnasium", "vecenv-torch"):
         cfg, source = tuned_config(1, quick)
+        cfg.compiled = side != "vecenv-torch"
+        return {"source": source, "hyperparameters": _trainer_hp(cfg)}
+    if side == "vecenv-puffer-batch":
+        cfg, source = puffer_batch_config(1, quick)
         return {"source": source, "hyperparameters": _trainer_hp(cfg)}
     if side == "cleanrl":
         cfg, source = cleanrl_config(1, quick)
