@@ -87,9 +87,13 @@ CLEANRL = dict(
     vf_coef=0.5,
     max_grad_norm=0.5,
     hidden=(64, 64),
+    # CleanRL's script is PyTorch throughout: the trainer's PyTorch rollout pass and update,
+    # which follow it, not the compiled ones.
+    compiled=False,
 )
 CLEANRL_SOURCE = (
-    "CleanRL cleanrl/ppo.py defaults (vwxyzjn/cleanrl 020cf0e), trained by vecenv.ppo.Trainer"
+    "CleanRL cleanrl/ppo.py defaults (vwxyzjn/cleanrl 020cf0e), trained by vecenv.ppo.Trainer "
+    "with PyTorch's rollout pass and update (compiled=False)"
 )
 
 # RL Zoo's hyperparams/ppo.yml, CartPole-v1 (DLR-RM/rl-baselines3-zoo 00128b5). "lin_x" is a

@@ -1,6 +1,7 @@
 """vecenv.ppo.compiled: the compiled rollout pass agrees with ActorCritic, sees the optimizer's
 steps without copies, draws by (seed, counter, row) alone, and refuses bad input."""
 
+import functools
 import math
 
 import numpy as np
@@ -10,34 +11,16 @@ from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 
-from gymnasium import spaces  # noqa: E402
 from torch import nn  # noqa: E402
 
 from vecenv.ppo.compiled import CompiledPolicy  # noqa: E402
-from vecenv.ppo.network import ActorCritic  # noqa: E402
+
+from .networks import far_from_uniform  # noqa: E402
 
 TOL = {"rtol": 1e-5, "atol": 1e-5}
 
 
-def network(obs_size=4, hidden=(64, 64), actions=3, discrete=True, norm=False, seed=0):
-    """An ActorCritic with weights large enough that its distributions are far from uniform
-    (the default last-layer gain of 0.01 gives near-uniform ones), and a fitted obs_norm."""
-    torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
-    act = spaces.Discrete(actions) if discrete else spaces.Box(-1.0, 1.0, (actions,))
-    obs = spaces.Box(-np.inf, np.inf, (obs_size,))
-    net = ActorCritic(obs, act, hidden=hidden, norm_obs=norm)
-    with torch.no_grad():
-        for stack in (net.actor, net.critic):
-            for layer in list(stack)[::2]:
-                layer.weight.normal_(0.0, 1.5 / math.sqrt(layer.in_features))
-                layer.bias.normal_(0.0, 0.3)
-        if not discrete:
-            net.log_std.uniform_(-1.5, 0.5)
-    if norm:
-        loc, scale = rng.normal(0, 2, obs_size), rng.uniform(0.1, 5, obs_size)
-        net.obs_norm.update(rng.normal(loc, scale, (64, obs_size)))
-    return net
+network = functools.partial(far_from_uniform, hidden=(64, 64), log_std_low=-1.5)
 
 
 def observations(n, size, seed=1, scale=2.0):

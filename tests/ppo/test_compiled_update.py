@@ -12,13 +12,13 @@ from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 
-from gymnasium import spaces  # noqa: E402
 from torch import nn  # noqa: E402
 
 from vecenv.ppo.compiled import CompiledPolicy  # noqa: E402
 from vecenv.ppo.compiled_update import STATS, CompiledUpdate, permutations  # noqa: E402
-from vecenv.ppo.network import ActorCritic  # noqa: E402
 from vecenv.ppo.trainer import PPOConfig, update  # noqa: E402
+
+from .networks import far_from_uniform  # noqa: E402
 
 ONE_STEP = {"rtol": 1e-5, "atol": 1e-6}
 MANY_STEPS = {"rtol": 1e-4, "atol": 1e-4}
@@ -32,25 +32,7 @@ MANY_STEPS_LR = 1e-3
 GRADIENT = 2e-4  # of the largest gradient: PyTorch's own float32 error reaches 1e-4
 
 
-def network(obs_size=4, hidden=(16, 16), actions=3, discrete=True, norm=False, seed=0):
-    """An ActorCritic whose distributions are far from uniform (the last layer's default gain
-    of 0.01 gives near-uniform ones), with a fitted obs_norm where ``norm``."""
-    torch.manual_seed(seed)
-    rng = np.random.default_rng(seed)
-    act = spaces.Discrete(actions) if discrete else spaces.Box(-1.0, 1.0, (actions,))
-    obs = spaces.Box(-np.inf, np.inf, (obs_size,))
-    net = ActorCritic(obs, act, hidden=hidden, norm_obs=norm)
-    with torch.no_grad():
-        for stack in (net.actor, net.critic):
-            for layer in list(stack)[::2]:
-                layer.weight.normal_(0.0, 1.5 / math.sqrt(layer.in_features))
-                layer.bias.normal_(0.0, 0.3)
-        if not discrete:
-            net.log_std.uniform_(-1.0, 0.5)
-    if norm:
-        loc, scale = rng.normal(0, 2, obs_size), rng.uniform(0.1, 5, obs_size)
-        net.obs_norm.update(rng.normal(loc, scale, (64, obs_size)))
-    return net
+network = far_from_uniform
 
 
 def make_batch(net, rows, seed, masked=False):

@@ -1,11 +1,13 @@
 """``vecenv train ppo`` (train a policy with PPO) and ``vecenv train eval`` (play a saved one).
 
-    vecenv train ppo --env CartPole-v1 --num-envs 64 --total-steps 200000 [--seed S] [--run-dir D]
+    vecenv train ppo --env CartPole-v1 [--seed S] [--stop-at-target] [--num-envs N] [--run-dir D]
     vecenv train ppo --env connectx --selfplay [--total-steps N]
     vecenv train eval --policy runs/CartPole-v1-1/policy.pt [--episodes 10] [--render]
 
-Both need PyTorch (``pip install "vecenv[train]"``). A run writes its directory: ``policy.pt``,
-checkpoints, ``curve.csv`` and ``curve.png`` (and for self-play ``league.json`` with the win rates).
+A game's tuned configuration (its ``ppo.json``, ``vecenv.ppo.zoo``) is the starting point; each
+flag overrides one field. Both need PyTorch (``pip install "vecenv[train]"``). A run writes its
+directory, also when Ctrl-C ends it: ``policy.pt``, checkpoints, ``curve.csv``, ``curve.png`` and
+``run.json`` (and for self-play ``league.json`` with the win rates).
 """
 
 import argparse

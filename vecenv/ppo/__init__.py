@@ -4,7 +4,9 @@
 run beside it: checkpoints, the final policy, the learning curve as CSV and PNG. ``load`` reads a
 saved policy back. The same ``Trainer`` runs on gymnasium's own vector envs (``vector_env(...,
 backend="gymnasium")``), which is how the training benchmarks compare the two.
-``vecenv.ppo.league`` trains a two-agent game by self-play against a league.
+``vecenv.ppo.league`` trains a two-agent game by self-play against a league; ``vecenv.ppo.zoo``
+reads the games' tuned configurations (``ppo.json``). The rollout's forward pass and the update run
+as numba code on the network's own tensors (``compiled``, ``compiled_update``) where they can.
 """
 
 import json
