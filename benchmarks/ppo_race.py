@@ -57,18 +57,6 @@ THRESHOLD = 475.0  # CartPole-v1's reward_threshold in gymnasium's registry
 WINDOW = 100  # finished episodes in the running mean
 SEEDS = (1, 2, 3, 4, 5)
 
-# Used only where the game folder has no ppo.json yet.
-FALLBACK_CONFIG = dict(
-    num_envs=64,
-    num_steps=32,
-    total_steps=300_000,
-    learning_rate=1e-3,
-    gamma=0.98,
-    gae_lambda=0.8,
-    update_epochs=10,
-    num_minibatches=4,
-)
-
 # CleanRL's cleanrl/ppo.py defaults (its Args), which are for CartPole-v1.
 CLEANRL = dict(
     num_envs=4,
@@ -187,15 +175,11 @@ def _single_thread():
 
 
 def tuned_config(seed, quick=False):
-    """(PPOConfig, source): the game's tuned configuration, or the fallback where it has none."""
-    from vecenv.ppo import PPOConfig, zoo
+    """(PPOConfig, source): the game's tuned configuration (its ``ppo.json``)."""
+    from vecenv.ppo import zoo
 
     tuned = zoo.tuned(GAME)
-    if tuned is not None:
-        cfg, source = tuned.config(seed=seed), f"tuned ({os.path.relpath(tuned.path)})"
-    else:
-        cfg = PPOConfig(**FALLBACK_CONFIG, seed=seed)
-        source = "built-in fallback (the game has no ppo.json)"
+    cfg, source = tuned.config(seed=seed), f"tuned ({os.path.relpath(tuned.path)})"
     return _quick(cfg) if quick else cfg, source
 
 
