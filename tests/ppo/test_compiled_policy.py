@@ -53,7 +53,9 @@ def torch_evaluate(net, x, actions, mask=None):
     seed=st.integers(0, 2**16),
 )
 def test_matches_torch(obs_size, hidden, discrete, actions, norm, masked, n, seed):
-    net = network(obs_size, hidden, actions, discrete, norm, seed)
+    net = network(
+        obs_size=obs_size, hidden=hidden, actions=actions, discrete=discrete, norm=norm, seed=seed
+    )
     policy = CompiledPolicy(net)
     x = observations(n, obs_size, seed, scale=3.0)
     mask = legal_masks(n, actions, seed) if discrete and masked else None
