@@ -24,9 +24,10 @@ said):
 Every side runs in this process, one run at a time, PyTorch on one thread
 (``torch.set_num_threads(1)``), the envs stepped in the process (no worker processes); seeds are
 taken in rounds (seed 1 on every side, then seed 2, ...), so a change in the machine's load falls
-on every side alike. Before each run its env is warmed (a reset and a step: numba compiles
-vecenv's kernels on first use, and that compile is not training); env and network construction
-are outside the timed span.
+on every side alike. Before each run its side is warmed: vecenv's trainer by a training run of a
+few steps (``vecenv.ppo.warm``: numba compiles the env's and the trainer's kernels on first use,
+and that compile is not training), the others' envs by a reset and a step; env and network
+construction are outside the timed span.
 
     python benchmarks/ppo_race.py                     # 5 seeds, every side (half an hour)
     python benchmarks/ppo_race.py --quick             # tiny budgets, 1 seed: checks the script
@@ -217,25 +218,14 @@ def _quick(cfg):
     return cfg
 
 
-def _warm(env_id, num_envs, backend):
-    from vecenv.ppo import vector_env
-
-    env = vector_env(env_id, num_envs, backend=backend)
-    try:
-        env.reset(seed=0)
-        env.step(env.action_space.sample())
-    finally:
-        env.close()
-
-
 def trainer_side(env_id, backend, config):
-    """``vecenv.ppo.train`` to the threshold. Its env is made inside ``train``; the one made and
-    stepped first here compiles the same kernels (numba keeps them for the process)."""
+    """``vecenv.ppo.train`` to the threshold, after ``vecenv.ppo.warm`` has compiled the
+    kernels it calls (numba keeps them for the process)."""
     from vecenv import ppo
 
     _single_thread()
     config.torch_threads = 1
-    _warm(env_id, config.num_envs, backend)
+    ppo.warm(env_id, backend)
     run, _ = ppo.train(env_id, config, threshold=THRESHOLD, backend=backend)
     return Outcome(run.steps, run.seconds, run.reached, config.total_steps, config.batch_size)
 
@@ -601,7 +591,8 @@ def markdown(report):
         f"{', '.join(map(str, report['seeds']))}; medians over them, an unsolved seed counting "
         f"as never reaching {THRESHOLD:g}. Criterion: the mean return of the last {WINDOW} "
         "finished episodes, checked after every update; PyTorch on one thread, envs stepped in "
-        "the process, each env warmed (a reset and a step) before timing."
+        "the process, each side warmed before timing (vecenv's trainer by a run of a few steps, "
+        "the others' envs by a reset and a step)."
         + (" **Quick run: tiny budgets, figures meaningless.**" if report["quick"] else ""),
         "",
         "| side | hyper-parameters | seeds solved | median steps to 475 | median seconds to 475 "

@@ -96,6 +96,14 @@ def train(
     return run, trainer
 
 
+def warm(env_id, backend="vecenv"):
+    """Compile (or load from numba's cache) everything a training run on ``env_id`` calls: the
+    env's kernels and the compiled rollout pass and update, by a training run of a few steps.
+    Benchmarks call it first, so that what they time is training, not compilation."""
+    config = PPOConfig(num_envs=2, num_steps=4, total_steps=8, update_epochs=1)
+    train(env_id, config, backend=backend)
+
+
 def _env_name(env_id, backend):
     if backend != "vecenv":
         return f"gym.{env_id}"
@@ -131,5 +139,6 @@ __all__ = [
     "summary",
     "train",
     "vector_env",
+    "warm",
     "write_csv",
 ]

@@ -104,18 +104,15 @@ class Attempt:
 
 def attempt(game, seed, **overrides):
     """Train ``game``'s tuned configuration with ``seed`` until the mean return reaches its
-    target or the step budget runs out. The env is stepped once first, so compiling (or loading
-    numba's cache) is not counted as training time."""
-    from . import train, vector_env
+    target or the step budget runs out. A short run first (``warm``) compiles the env's kernels
+    and the trainer's (or loads them from numba's cache), so that is not counted as training."""
+    from . import train, warm
 
     entry = tuned(game)
     if entry is None:
         raise ValueError(f"{game} has no tuned configuration ({FILE})")
     config = entry.config(seed=seed, **overrides)
-    warm = vector_env(entry.game, 1)
-    warm.reset(seed=0)
-    warm.step(warm.action_space.sample())
-    warm.close()
+    warm(entry.game)
     run, _ = train(entry.game, config, threshold=entry.target)
     solved = run.reached is not None
     steps, seconds = run.reached if solved else (run.steps, run.seconds)
