@@ -171,7 +171,7 @@ SLOWED_STEP = """        start = _slow_clock()
             pass
         return result
 """
-SLOW_HEAD = """from time import perf_counter as _slow_clock
+SLOW_HEAD = """from time import thread_time as _slow_clock
 
 _SLOW_READ = min(-_slow_clock() + _slow_clock() for _ in range(10000))
 """

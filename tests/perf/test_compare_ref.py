@@ -48,6 +48,58 @@ def test_a_fifteen_percent_slowdown_under_load_is_caught(seed, n, spread):
     assert THRESHOLD < c.low <= c.change <= c.high
 
 
+def grouped(seed, groups, n, slowdown=0.0, offsets=None):
+    """``groups`` pairs of worker processes, ``n`` loaded pairs of rounds each; ``offsets``: what
+    each pair of processes of the same code differs by for its whole life (B over A)."""
+    a, b, labels = [], [], []
+    for g in range(groups):
+        x, y = loaded_pairs(seed + g, n, slowdown=slowdown)
+        a.append(x)
+        b.append(y * (1.0 + (offsets[g] if offsets is not None else 0.0)))
+        labels.append(np.full(n, g))
+    return np.concatenate(a), np.concatenate(b), np.concatenate(labels)
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), odd=st.integers(0, 3), offset=st.floats(-0.5, 0.5))
+def test_one_odd_pair_of_processes_does_not_decide(seed, odd, offset):
+    """Same code, one of four pairs of processes steadily apart (by up to 50%, as seen on a
+    loaded machine): the interval widens, the verdict stays "same". The same rounds judged as one
+    group would cry wolf whenever that pair's offset is past the threshold."""
+    offsets = [0.0] * 4
+    offsets[odd] = offset
+    a, b, labels = grouped(seed, 4, 50, offsets=offsets)
+    c = paired.paired_change(a, b, THRESHOLD, groups=labels)
+    assert c.verdict == "same"
+    assert c.low <= c.change <= c.high and c.pairs == 200
+
+
+def test_the_interval_spans_the_pairs_of_processes():
+    """Three of four pairs of processes of the same code steadily 20% apart, one not: judged as
+    one group the rounds say "slower", clearly; judged by process pair, the interval reaches from
+    the odd pair to the rest, and no verdict is called on what four processes cannot settle."""
+    a, b, labels = grouped(11, 4, 50, offsets=[0.2, 0.2, 0.2, 0.0])
+    assert paired.paired_change(a, b, THRESHOLD).verdict == "slower"
+    c = paired.paired_change(a, b, THRESHOLD, groups=labels)
+    assert c.verdict == "same" and c.low < 0.02 and c.high > 0.18
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(0, 2**32 - 1), wobble=st.lists(st.floats(-0.03, 0.03), min_size=4, max_size=4)
+)
+def test_a_fifteen_percent_slowdown_in_every_pair_of_processes_is_caught(seed, wobble):
+    a, b, labels = grouped(seed, 4, 50, slowdown=0.15, offsets=wobble)
+    c = paired.paired_change(a, b, THRESHOLD, groups=labels)
+    assert c.verdict == "slower", c
+    assert THRESHOLD < c.low <= c.change <= c.high
+
+
+def test_group_labels_must_match_the_pairs():
+    with pytest.raises(ValueError, match="group labels"):
+        paired.paired_change([1.0] * 10, [1.0] * 10, THRESHOLD, groups=[0] * 9)
+
+
 def test_unpaired_medians_of_the_same_rounds_cry_wolf():
     """Why pairs: the saved-run check, given the same rounds side by side but with the load of
     the two runs drifting apart, calls the same code slower; the paired statistic does not."""
@@ -135,9 +187,11 @@ def test_cli_usage_errors_exit_2_without_a_traceback(capsys, monkeypatch, tmp_pa
 
 def test_compare_ref_head_passes_end_to_end(capsys):
     """Identical code on both sides: the gate passes, every part of the report is there, and the
-    temporary worktree is gone afterwards."""
+    temporary worktree is gone afterwards. (At a 50% threshold: whether the same code reads a few
+    percent apart is the machine's doing, and tests assert no timings.)"""
     root = bench_ref.current_tree()
-    argv = ["--compare-ref", "HEAD", "--num-envs", "8,16", "--rounds", "30", "--no-gym"]
+    argv = ["--compare-ref", "HEAD", "--num-envs", "8,16", "--rounds", "40", "--no-gym"]
+    argv += ["--fail-over", "50%"]
     code, out, err = bench(capsys, *argv)
     assert code == 0, out + err
     lines = out.splitlines()
@@ -148,7 +202,7 @@ def test_compare_ref_head_passes_end_to_end(capsys):
     assert [r.split()[1] for r in rows] == ["N=8", "N=16"]
     for r in rows:
         fields = r.split()
-        assert fields[-1] in ("same", "faster") and fields[-2] == "30"  # verdict, pairs
+        assert fields[-1] in ("same", "faster") and fields[-2] == "40"  # verdict, pairs
         assert fields[5].endswith("%") and fields[7].endswith("%]")  # change [interval]
-    assert "no case slower by more than 10%" in lines[-1]
+    assert "no case slower by more than 50%" in lines[-1]
     assert folder not in listed(root)

@@ -5,6 +5,11 @@ command ends, on an error or Ctrl-C too); each of N and thread count is then tim
 and for this one in two worker processes, their rounds alternating (``vecenv.perf.ab``), and judged
 on the pairs of rounds (``vecenv.perf.paired``). Unlike ``--compare FILE``, no figure saved at
 another time, on a machine in another state, enters the verdict.
+
+The rounds are split over ``PROCESSES`` pairs of worker processes, started one pair after another,
+and the verdict's interval is taken over those pairs as well as over the rounds: two processes of
+the same code can differ for their whole lives (where their code and memory landed), and one such
+pair must not decide a verdict. One-thread cases are timed in CPU time (``ab_worker``).
 """
 
 from pathlib import Path
@@ -17,6 +22,7 @@ from .common import CliError, si
 
 WARMUP = 3  # rounds of each build before any counts: compiles, first touches
 DEFAULT_ROUNDS = 200  # paired rounds per case: about a millisecond each, per side
+PROCESSES = 4  # pairs of worker processes the rounds are split over
 
 
 def check_args(args):
@@ -30,8 +36,11 @@ def check_args(args):
             raise CliError(f"--compare-ref times both builds itself: drop {flag}")
     if args.device != "cpu":
         raise CliError("--compare-ref measures the CPU engine (--device cpu)")
-    if args.rounds < paired.MIN_PAIRS:
-        raise CliError(f"--rounds must be at least {paired.MIN_PAIRS}, got {args.rounds}")
+    if args.rounds < paired.MIN_PAIRS * PROCESSES:
+        least = paired.MIN_PAIRS * PROCESSES
+        raise CliError(
+            f"--rounds must be at least {least} ({PROCESSES} pairs of workers), got {args.rounds}"
+        )
     try:
         return compare.parse_threshold(args.fail_over)
     except ValueError as e:
@@ -70,35 +79,43 @@ def run(args, out, spec, gym_id, ns, threads):
 
 
 def judge(args, out, spec, gym_id, ns, threads, threshold, ref_tree):
-
     print(
         f"vecenv.make('{spec.name}', num_envs=N, num_threads=T).step, random actions; "
-        f"{args.rounds} rounds of each build, alternating, after {WARMUP} warm-up rounds",
+        f"{args.rounds} rounds of each build, alternating, over {PROCESSES} pairs of worker "
+        f"processes, each after {WARMUP} warm-up rounds; T = 1 timed in CPU time",
         file=out,
     )
     head = f"{'case':<28}  {'ref steps/s':>11}  {'now steps/s':>11}  {'change [95% interval]':>26}"
     print(f"{head}  {'pairs':>5}  verdict", file=out, flush=True)
-    failed = []
-    ref = ab.Worker("reference", ref_tree, cache_dir=ref_tree.parent / "vecenv-cache")
-    now = ab.Worker("current", current_tree())
-    try:
-        for n in ns:
-            for t in threads:
-                case = f"{gym_id} N={n} T={t}"
-                k = calls_per_round(n)
-                request = dict(env=spec.name, n=n, threads=t, seed=args.seed, calls=k)
+    cases = [(n, t) for n in ns for t in threads]
+    times = {case: ([], [], []) for case in cases}  # the reference's, now's, the process pair
+    shares = [args.rounds // PROCESSES + (p < args.rounds % PROCESSES) for p in range(PROCESSES)]
+    for p, rounds in enumerate(shares):
+        ref = ab.Worker("reference", ref_tree, cache_dir=ref_tree.parent / "vecenv-cache")
+        now = ab.Worker("current", current_tree())
+        try:
+            for n, t in cases:
+                request = dict(env=spec.name, n=n, threads=t, seed=args.seed)
+                request.update(calls=calls_per_round(n), clock="cpu" if t == 1 else "wall")
                 for worker in (ref, now):
                     worker.start_case(warmup=WARMUP, **request)
-                a, b = ab.alternate(ref, now, args.rounds)
-                change = paired.paired_change(a, b, threshold)
-                gated = t < (usable_cpus() or 1)  # see vecenv.perf.pytest_plugin
-                if change.slower and gated:
-                    failed.append(case)
-                rates = [si(n * k / x) for x in (change.a, change.b)]
-                print(row(case, rates, change, gated), file=out, flush=True)
-    finally:
-        ref.close()
-        now.close()
+                a, b = ab.alternate(ref, now, rounds)
+                times[n, t][0].extend(a)
+                times[n, t][1].extend(b)
+                times[n, t][2].extend([p] * rounds)
+        finally:
+            ref.close()
+            now.close()
+    failed = []
+    for n, t in cases:
+        case = f"{gym_id} N={n} T={t}"
+        a, b, groups = times[n, t]
+        change = paired.paired_change(a, b, threshold, groups=groups)
+        gated = t < (usable_cpus() or 1)  # see vecenv.perf.pytest_plugin
+        if change.slower and gated:
+            failed.append(case)
+        rates = [si(n * calls_per_round(n) / x) for x in (change.a, change.b)]
+        print(row(case, rates, change, gated), file=out, flush=True)
     print(
         "change: median over the pairs of now's round time over the reference's (positive: slower)",
         file=out,
