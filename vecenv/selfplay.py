@@ -253,7 +253,7 @@ def play(
 
 def _play_on_cluster(cluster, game, agents, matches, seed, options, progress):
     """``play`` over a Ray cluster: one task per contiguous run of matches, merged in order."""
-    from . import cluster as ray_cluster
+    from .ray import cluster as ray_cluster
 
     ray = ray_cluster.connect(cluster)
     runs = min(matches, ray_cluster.cpus())
