@@ -7,9 +7,9 @@ game is checked for CUDA without a GPU. Needs the ``cuda`` extra (``pip install 
 ``import vecenv`` never imports numba.cuda, and neither does importing this package: its modules
 that need it import it when used.
 
-This package is a layer above the engine's faces: ``vecenv.make`` and the Gymnasium
-``GameVectorEnv`` reach it through ``vecenv.variants``, where it registers its engine and the
-VectorEnv's GPU side when imported.
+This package sits in the layer above the faces (docs/design.md): ``vecenv.make`` and the
+Gymnasium ``GameVectorEnv`` reach it through ``vecenv.variants``, where it registers its engine
+and the VectorEnv's GPU side when imported.
 """
 
 from vecenv import variants
