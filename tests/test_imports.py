@@ -44,6 +44,7 @@ LAYERS = (
             "vecenv.opponent",
             "vecenv.stats",
             "vecenv.variants",
+            "vecenv.threads",
         ),
     ),
     (

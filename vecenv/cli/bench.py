@@ -27,6 +27,7 @@ from .common import (
     parse_ints,
     positive_float,
     positive_int,
+    precision_option,
     seed,
     si,
 )
@@ -64,20 +65,24 @@ def uses_vector_face(spec):
     return bool(spec.gym.get("id")) and importlib.util.find_spec("vecenv.gym.vector") is not None
 
 
-def make_ours(spec, n, threads, seed, device="cpu"):
+def make_ours(spec, n, threads, seed, device="cpu", precision="float64"):
     """vecenv at N envs and T threads: its Gymnasium vector env, or the engine until one exists
     (on the GPU, the engine, its actions already in GPU memory)."""
     if uses_vector_face(spec) and device == "cpu":
         import gymnasium
 
-        env = gymnasium.make_vec(f"vecenv/{spec.gym['id']}", num_envs=n, num_threads=threads)
+        env = gymnasium.make_vec(
+            f"vecenv/{spec.gym['id']}", num_envs=n, num_threads=threads, precision=precision
+        )
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
         pool = [sample(env.action_space, rng) for _ in range(POOL)]
         return Target(env.step, pool, env.close, getattr(env, "_engine", None))
     import vecenv
 
-    engine = vecenv.make(spec.name, num_envs=n, seed=seed, num_threads=threads, device=device)
+    engine = vecenv.make(
+        spec.name, num_envs=n, seed=seed, num_threads=threads, device=device, precision=precision
+    )
     pool = actions_pool(spec, n, seed)  # the same draws as --compare-ref's workers
     if device == "cuda":
         from numba import cuda
@@ -251,7 +256,7 @@ def cmd_bench(args, out):
                     steps["gym"] = min(args.steps, max(WARMUP, SYNC_ENV_STEPS // n))
             for t in threads:
                 try:
-                    targets[t] = make_ours(spec, n, t, args.seed, args.device)
+                    targets[t] = make_ours(spec, n, t, args.seed, args.device, args.precision)
                 except (ValueError, RuntimeError) as e:
                     raise CliError(str(e)) from None
                 steps[t] = args.steps
@@ -305,6 +310,7 @@ def add_parser(sub):
         "--device", choices=("cpu", "cuda"), default="cpu", help="where vecenv runs (default cpu)"
     )
     bench.add_argument("--no-gym", action="store_true", help="skip Gymnasium's vector env")
+    precision_option(bench)
     bench.add_argument("--plot", metavar="FILE.png", help="save a log-log plot (matplotlib)")
     check = bench.add_argument_group(
         "regression check",

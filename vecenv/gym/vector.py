@@ -30,6 +30,8 @@ class GameVectorEnv(spaces.PicklesByGame, gymnasium.vector.VectorEnv):
         device: "cpu", or "cuda" for the GPU engine (one-agent games): observations, rewards and
             flags are then CUDA arrays (``vecenv.cuda``), actions host or CUDA arrays. The GPU
             side (``vecenv.cuda.vector``) is a layer above: found through ``vecenv.variants``.
+        precision: "float64" (default) or "float32": the rules of a floating-point game in
+            float32 (docs/precision.md; the engine's ``precision``).
         **configuration: the game's configuration.
     """
 
@@ -47,9 +49,12 @@ class GameVectorEnv(spaces.PicklesByGame, gymnasium.vector.VectorEnv):
         copy=True,
         seed=None,
         device="cpu",
+        precision="float64",
         **configuration,
     ):
         game = game or self.game
+        if precision != "float64":
+            configuration["precision"] = precision
         if game is None:
             raise ValueError("GameVectorEnv needs a game")
         mode = autoreset_mode_name = autoreset_mode_of(autoreset_mode)
