@@ -400,3 +400,34 @@ def test_a_plain_import_of_a_rewritten_module_is_refused(tmp_path):
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("plain_import_rules", None)
+
+
+# -- the faces ------------------------------------------------------------------------------
+
+
+def test_every_face_takes_a_precision():
+    import gymnasium
+
+    from vecenv.ppo import vector_env
+    from vecenv.pufferlib import PufferEnv
+    from vecenv.sb3 import VecEnv
+
+    vec = gymnasium.make_vec("vecenv/CartPole-v1", num_envs=4, precision="float32")
+    single = gymnasium.make("vecenv/CartPole-v1", precision="float32")
+    puffer = PufferEnv("cartpole", num_envs=4, precision="float32")
+    sb3 = VecEnv("CartPole-v1", num_envs=4, precision="float32")
+    trainer_env = vector_env("CartPole-v1", 4, precision="float32")
+    engines = [vec.unwrapped.engine, single.unwrapped.engine, puffer.engine, sb3.engine]
+    engines.append(trainer_env.unwrapped.engine)
+    assert all(e.precision == "float32" and e.state_dtype["x"] == np.float32 for e in engines)
+    vec.reset(seed=0)
+    obs = vec.step(np.ones(4, dtype=np.int64))[0]
+    assert obs.dtype == np.float32 and obs.shape == (4, 4)
+    single.reset(seed=0)
+    assert single.step(1)[0].shape == (4,)
+    puffer.reset(0)
+    assert puffer.step(np.ones(4, dtype=np.int32))[1].dtype == np.float32
+    sb3.reset()
+    assert sb3.step(np.ones(4, dtype=np.int64))[0].shape == (4, 4)
+    with pytest.raises(ValueError, match="as written"):
+        vector_env("CartPole-v1", 4, backend="gymnasium", precision="float32")

@@ -47,9 +47,12 @@ class Target:
         self.step, self.pool, self.close, self.engine = step, pool, close, engine
 
     def loop(self):
-        """ "threaded" or "serial": the loop vecenv's engine chose for this batch ("-" else)."""
-        uses = getattr(self.engine, "uses_threads", None)
-        return "-" if uses is None else ("threaded" if uses else "serial")
+        """The loop vecenv's engine chose for this batch at its last decision: "serial", or
+        "K threads" (``vecenv.threads``); "-" where there is no engine or no decision yet."""
+        chosen = getattr(getattr(self.engine, "threads", None), "chosen", None)
+        if chosen is None:
+            return "-"
+        return "serial" if chosen == 1 else f"{chosen} threads"
 
     def run(self, k):
         batches = itertools.islice(itertools.cycle(self.pool), k)
@@ -203,12 +206,13 @@ def cmd_bench(args, out):
     seconds = DEFAULT_SECONDS if args.steps is None and args.seconds is None else args.seconds
     mode = None if args.no_gym else gym_mode(gym_id)
 
+    wide = f", precision='{args.precision}'" if args.precision != "float64" else ""
     if args.device == "cuda":
         ours_label = f"vecenv.make('{spec.name}', num_envs=N, device='cuda').step"
     elif uses_vector_face(spec):
-        ours_label = f"gymnasium.make_vec('vecenv/{gym_id}', num_envs=N, num_threads=T)"
+        ours_label = f"gymnasium.make_vec('vecenv/{gym_id}', num_envs=N, num_threads=T{wide})"
     else:
-        ours_label = f"vecenv.make('{spec.name}', num_envs=N, num_threads=T).step"
+        ours_label = f"vecenv.make('{spec.name}', num_envs=N, num_threads=T{wide}).step"
     budget = f"{args.steps} steps" if args.steps is not None else f"{seconds:g} s"
     print(f"vecenv:    {ours_label}", file=out)
     if mode is not None:
@@ -228,13 +232,14 @@ def cmd_bench(args, out):
     else:
         print(
             f"random actions, median of {args.repeats} runs of {budget}, the runs of every "
-            "figure of one N alternating; loop: the one vecenv's engine chose for that batch",
+            "figure of one N alternating; loop: the one vecenv's engine chose for that batch "
+            "(it times both and keeps the faster)",
             file=out,
         )
 
     w = max(len(gym_id), 3)
     head = ("env", "N", "threads", "loop", "vecenv steps/s", "gymnasium steps/s", "ratio")
-    line = "{:<" + str(w) + "}  {:>7}  {:>7}  {:>8}  {:>14}  {:>17}  {:>7}"
+    line = "{:<" + str(w) + "}  {:>7}  {:>7}  {:>9}  {:>14}  {:>17}  {:>7}"
     print(line.format(*head), file=out, flush=True)
     if gate:
         run = bench_gate.measure_run(
