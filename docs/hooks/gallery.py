@@ -21,8 +21,8 @@ README = ROOT / "README.md"
 MARKER = "<!-- gallery -->"
 PAGE = "gallery.md"
 FOLDER = "gallery"
-MAX_FRAMES = 32  # an episode's first frames (the continuing games never end)...
-STRIDE = 3  # ...of every third step
+MAX_STEPS = 96  # an episode's first steps (the continuing games never end)...
+MAX_FRAMES = 32  # ...shown as at most this many frames
 SIZE = 240  # pixels of a picture's longer side
 SEED = 0
 
@@ -83,22 +83,25 @@ def render_mode(game):
 
 
 def episode(engine, mode):
-    """Renders (``mode``) of the first episode of the one-episode ``engine``, played with random
-    legal moves: every ``STRIDE``-th step up to its end or ``MAX_FRAMES`` frames."""
+    """Frames (``mode``) of the first episode of the one-episode ``engine``, played with random
+    legal moves up to its end or ``MAX_STEPS``: at most ``MAX_FRAMES`` of its states, evenly
+    spaced, the last included. Returns (frames, steps per frame)."""
+    from vecenv import registry
     from vecenv.testing import random_actions
 
+    draw = getattr(registry.game_module(engine.name, "render"), mode)
     rng = np.random.default_rng(SEED)
     has_legal = "legal" in engine.obs
-    frames = [engine.render(0, mode)]
-    for step in range(1, MAX_FRAMES * STRIDE):
+    states = [engine.get_state()[0]]
+    for _ in range(MAX_STEPS):
         actions = _legal_actions(engine, rng) if has_legal else random_actions(engine, rng)
         _, _, terminated, truncated = engine.step(actions)
-        ended = terminated[0] or truncated[0]
-        if step % STRIDE == 0 or ended:
-            frames.append(engine.render(0, mode))
-        if ended:
+        states.append(engine.get_state()[0])
+        if terminated[0] or truncated[0]:
             break
-    return frames
+    stride = -(-len(states) // MAX_FRAMES)
+    shown = states[::stride] + ([states[-1]] if (len(states) - 1) % stride else [])
+    return [draw(state, engine.config) for state in shown], stride
 
 
 def resized(frame):
@@ -191,12 +194,12 @@ def on_files(files, config):
             log.warning(f"gallery: {game} has no row in README.md's game table: add it there")
         engine = vecenv.make(game, num_envs=1, seed=SEED)
         mode = render_mode(game)
-        frames = episode(engine, mode) if mode else []
+        frames, stride = episode(engine, mode) if mode else ([], 1)
         picture = text_frame = None
         if mode == "rgb_array":
             fps = (engine.spec.raw.get("render") or {}).get("fps", 10)
             path = folder / f"{game}.gif"
-            write_gif(frames, path, min(max(fps / STRIDE, 4), 25))
+            write_gif(frames, path, min(max(fps / stride, 6), 25))
             uri = f"{FOLDER}/{game}.gif"
             files.append(File.generated(config, uri, abs_src_path=str(path)))
             picture = uri
