@@ -47,6 +47,14 @@ def cells_of(size):
     return (size + 2) * (size + 1)
 
 
+def layout(size):
+    """The side a ``size`` game's record is laid out for: 9 up to 9x9, else 19. numba compiles
+    the rules once per record layout, so every board of a class shares one compiled engine; a
+    smaller board uses the start of each array (its bordered board the first ``cells_of(size)``
+    cells, the rest off the board; the first ``size * size`` points of a history row)."""
+    return 9 if size <= 9 else MAX_SIZE
+
+
 def _splitmix(words):
     """splitmix64's finaliser over uint64 words (numpy wraps the products)."""
     z = words
@@ -64,8 +72,8 @@ ZOBRIST = _splitmix(
 
 
 def FIELDS(config):  # noqa: N802 (the protocol's name)
-    size = config["boardSize"]
-    cells, points = cells_of(size), size * size
+    side = layout(config["boardSize"])
+    cells, points = cells_of(side), side * side
     return [
         ("board", np.int8, (cells,)),  # EMPTY, BLACK, WHITE, or EDGE off the board
         ("status", np.int8, (2,)),
@@ -82,7 +90,7 @@ def FIELDS(config):  # noqa: N802 (the protocol's name)
         ("ply", np.int16),  # plies played (Pgx's step_count)
         ("hash", np.uint64),
         ("hashes", np.uint64, (2 * points,)),  # the hash after each ply
-        ("history", np.int8, (HISTORY, points)),  # the last boards, a ring
+        ("history", np.int8, (HISTORY, points)),  # the last boards (their points), a ring
         ("newest", np.int8),  # the ring's row of the newest board
         ("work", np.int16, (cells,)),  # the scoring's scratch stack, meaningless between steps
     ]
@@ -297,7 +305,7 @@ def reset(s, cfg):
     cells = s.board.shape[0]
     for q in range(cells):
         r, c = q // width, q % width
-        s.board[q] = EMPTY if 1 <= r <= size and c >= 1 else EDGE
+        s.board[q] = EMPTY if 1 <= r <= size and c >= 1 else EDGE  # tail rows: r > size + 1
         s.chain[q] = 0
         s.link[q] = 0
         s.stones[q] = 0
@@ -316,7 +324,7 @@ def reset(s, cfg):
     for k in range(s.hashes.shape[0]):
         s.hashes[k] = 0
     for k in range(HISTORY):
-        for p in range(size * size):
+        for p in range(s.history.shape[1]):
             s.history[k, p] = EMPTY
     s.newest = 0
 
@@ -404,17 +412,20 @@ def observe(s, cfg, obs, i):
 
 
 def bordered(boards, size):
-    """(records, cells) bordered boards of (records, size * size) boards."""
+    """(records, cells) bordered boards, as records lay them out, of (records, size * size)
+    boards."""
     boards = np.asarray(boards).reshape(-1, size, size)
-    out = np.full((boards.shape[0], size + 2, size + 1), EDGE, dtype=np.int8)
-    out[:, 1 : size + 1, 1:] = boards
-    return out.reshape(boards.shape[0], -1)
+    out = np.full((boards.shape[0], cells_of(layout(size))), EDGE, dtype=np.int8)
+    grid = out[:, : cells_of(size)].reshape(-1, size + 2, size + 1)
+    grid[:, 1 : size + 1, 1:] = boards
+    return out
 
 
 def points_of(records, size):
     """(records, size * size) boards of records' bordered boards."""
-    cells = np.asarray(records["board"]).reshape(-1, size + 2, size + 1)
-    return cells[:, 1 : size + 1, 1:].reshape(cells.shape[0], size * size)
+    cells = np.asarray(records["board"]).reshape(-1, cells_of(layout(size)))
+    grid = cells[:, : cells_of(size)].reshape(-1, size + 2, size + 1)
+    return grid[:, 1 : size + 1, 1:].reshape(cells.shape[0], size * size)
 
 
 @nb.njit(cache=True)
@@ -575,6 +586,7 @@ def position(record, config, given):
         history[0] = board
     elif (np.asarray(history)[0] != board).any():
         raise PositionError("observation.history", "must start with the board")
+    record["history"][:, :points] = history
     cells = bordered(board, size)[0]
     if _board_message(cells, size):
         raise PositionError("observation.board", "holds a chain of stones without a liberty")
@@ -599,7 +611,6 @@ def position(record, config, given):
     record["passes"] = 0
     record["ply"] = 0
     record["hash"] = zobrist(cells)
-    record["history"] = history
     record["newest"] = 0
 
 
