@@ -5,11 +5,13 @@ The rules themselves are tests/envs/test_go.py's."""
 import contextlib
 import io
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import vecenv
+from tests import test_readme as readme
 from tests.aisys.test_face import engine_outcome, kaggle_replay
 from tests.aisys.test_face import make as make_aisys
 from tests.aisys.test_face import play as play_aisys
@@ -189,3 +191,17 @@ def test_replay_page_draws_the_final_board(open_page):
     for (x, y), value in zip(cells, board, strict=True):
         got = replay._pixel(img, scale, x + off, y + off)
         assert got == (STONES[value] if value else WOOD), (x, y, value)
+
+
+# ---- the user's page --------------------------------------------------------------------------
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "games" / "go.md"
+DOC_BLOCKS = readme.collect(DOCS.read_text())
+
+
+@pytest.mark.parametrize("block", DOC_BLOCKS, ids=[b.id for b in DOC_BLOCKS])
+def test_the_docs_pages_blocks_run_as_written(block, tmp_path):
+    """docs/games/go.md's code blocks, run as README's are (tests/test_readme.py)."""
+    if "skip" in block.directives:
+        pytest.skip(block.directives["skip"])
+    readme._run_block(block, lambda section: tmp_path)
