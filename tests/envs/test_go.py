@@ -553,6 +553,48 @@ def test_a_corrupted_state_is_refused_and_changes_nothing(case):
     np.testing.assert_array_equal(e.states, before)
 
 
+GAME_FIELDS = ("board", "chain", "link", "stones", "pseudo", "lsum", "lsq", "ko", "passes")
+GAME_FIELDS += ("ply", "hash", "hashes", "history", "newest", "work")
+
+
+@pytest.fixture(scope="module")
+def midgame():
+    return played(n=3, plies=40, seed=8)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    field=st.sampled_from(GAME_FIELDS),
+    spot=st.integers(0, 10**6),
+    value=st.integers(-(2**15), 2**15 - 1),
+)
+def test_any_corrupted_field_is_refused_or_plays_on_safely(midgame, field, spot, value):
+    """A record with one value changed is refused (ValueError, nothing changed), or it is one the
+    rules run: random legal play goes on with every observation inside its bounds."""
+    e = midgame
+    records = e.get_state()
+    flat = records[field].reshape(len(records), -1)
+    row, column = spot % len(records), spot // len(records) % flat.shape[1]
+    dtype = records[field].dtype
+    info = np.iinfo(dtype)
+    flat[row, column] = np.array(min(max(value, info.min), info.max)).astype(dtype)
+    records[field] = flat.reshape(records[field].shape)
+    before = e.states.copy()
+    try:
+        e.set_state(records)
+    except ValueError:
+        np.testing.assert_array_equal(e.states, before)
+        return
+    seats = selfplay.Seats(e)
+    seats.assign("random", np.zeros(3, dtype=np.int64))
+    seats.assign("random", np.ones(3, dtype=np.int64))
+    for _ in range(10):
+        seats.step(1)
+        for f in e.observation:
+            assert ((e.obs[f.name] >= f.low) & (e.obs[f.name] <= f.high)).all(), f.name
+    e.set_state(before)
+
+
 def test_a_state_round_trip_plays_on_alike():
     a, b = played(), played(seed=9)
     b.set_state(a.get_state())
