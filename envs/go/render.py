@@ -17,7 +17,7 @@ LETTERS = "ABCDEFGHJKLMNOPQRST"
 
 
 def _points(state, config):
-    size = config["boardSize"]
+    size = config["size"]
     return points_of(state, size)[0].reshape(size, size)
 
 

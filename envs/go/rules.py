@@ -13,6 +13,10 @@ add up when chains merge, so a move costs the stones it relabels or takes, never
 chain is in atari when all its pseudo-liberties are one point: ``lsum**2 == lsq * pseudo``
 (Cauchy-Schwarz holds with equality only for equal terms), Pgx's own test.
 
+The kernels read the configuration's ``size`` as ``cfg["size"]``, not ``cfg.size``: under numba's
+CUDA simulator the configuration is a numpy record, whose attribute ``size`` is numpy's own (its
+element count), not the field.
+
 Pgx's positional superko compares each position with every earlier one through hashes; ours are
 64-bit Zobrist hashes (``hash``, and ``hashes`` after each ply). Statuses and rewards are
 kaggle-environments' (``kernels/turns``); an illegal action loses to the other agent's win, as
@@ -72,7 +76,7 @@ ZOBRIST = _splitmix(
 
 
 def FIELDS(config):  # noqa: N802 (the protocol's name)
-    side = layout(config["boardSize"])
+    side = layout(config["size"])
     cells, points = cells_of(side), side * side
     return [
         ("board", np.int8, (cells,)),  # EMPTY, BLACK, WHITE, or EDGE off the board
@@ -282,7 +286,7 @@ def score(s, size, width):
 def finish(s, cfg, width):
     """The game is over by the score: black wins if its area less komi exceeds white's (in
     float32, as Pgx compares), else white."""
-    black, white = score(s, cfg.boardSize, width)
+    black, white = score(s, cfg["size"], width)
     black_wins = np.float32(black) - np.float32(cfg.komi) > np.float32(white)
     s.reward[0] = 1.0 if black_wins else -1.0
     s.reward[1] = -s.reward[0]
@@ -300,7 +304,7 @@ def remember(s, size, width):
 
 @nb.njit(cache=True, error_model="numpy")
 def reset(s, cfg):
-    size = cfg.boardSize
+    size = cfg["size"]
     width = size + 1
     cells = s.board.shape[0]
     for q in range(cells):
@@ -334,7 +338,7 @@ def step(s, cfg, actions, rewards):
     begin_rewards(s, rewards)
     a = mover(s)
     if a >= 0:
-        size = cfg.boardSize
+        size = cfg["size"]
         width = size + 1
         points = size * size
         colour = a + 1
@@ -386,7 +390,7 @@ def to_move(s):
 
 @nb.njit(cache=True, error_model="numpy")
 def observe(s, cfg, obs, i):
-    size = cfg.boardSize
+    size = cfg["size"]
     width = size + 1
     points = size * size
     colour = to_move(s)
@@ -536,7 +540,7 @@ def _board_message(board, size):
 def check_state(records, config):
     """The board is one play can reach (every chain has a liberty) and the chains, hash, ko and
     counters are the board's."""
-    size = config["boardSize"]
+    size = config["size"]
     points = size * size
     for record in np.atleast_1d(records):
         board = record["board"]
@@ -573,7 +577,7 @@ def position(record, config, given):
     """A position from its board (every chain with a liberty), optionally its history (newest
     first, the board first of all), the marks, statuses and rewards. Plies count from here: the
     game runs 2 * size * size more, and superko compares positions from here on."""
-    size = config["boardSize"]
+    size = config["size"]
     points = size * size
     board = np.asarray(observed(given, "board", np.zeros(points, dtype=np.int8)))
     marks = observed(given, "mark", np.array([BLACK, WHITE]))

@@ -52,9 +52,7 @@ def play_both(size, games, seed, komi=7.5, illegal=()):
     chance[: len(illegal)] = illegal
     theirs = init(jax.random.split(jax.random.key(seed), games))
     order = np.asarray(theirs._player_order)  # Pgx seats black at random: its players by colour
-    ours = vecenv.make(
-        "go", num_envs=games, seed=seed, autoreset="disabled", boardSize=size, komi=komi
-    )
+    ours = vecenv.make("go", num_envs=games, seed=seed, autoreset="disabled", size=size, komi=komi)
     rng = random.Random(seed)
     live = np.ones(games, dtype=bool)
     seen = Counter()
@@ -406,7 +404,7 @@ O . .
 def test_a_stone_that_brings_back_an_earlier_position_loses():
     # 2x2, points 0 1 / 2 3. White's 3 takes black's 0 and 2, black plays 0 again, white's 2
     # takes it, and black's 0 takes white's three stones: the board after black's first 0.
-    e = vecenv.make("go", num_envs=1, seed=0, autoreset="disabled", boardSize=2)
+    e = vecenv.make("go", num_envs=1, seed=0, autoreset="disabled", size=2)
     play(e, 0, 1, 2, 3, 0, 2)
     np.testing.assert_array_equal(e.obs["board"][0], [0, 2, 2, 2])
     assert e.obs["legal"][0][0]  # the superko is no part of the legal mask, as in Pgx
@@ -419,7 +417,7 @@ def test_a_stone_that_brings_back_an_earlier_position_loses():
 def test_the_game_ends_after_twice_the_points_in_plies_by_the_score():
     # 2x2: 8 plies, no two passes in a row, no position repeated; black 2 points, white 1.
     for komi, rewards in ((7.5, [-1, 1]), (0.5, [1, -1])):
-        e = vecenv.make("go", num_envs=1, seed=0, autoreset="disabled", boardSize=2, komi=komi)
+        e = vecenv.make("go", num_envs=1, seed=0, autoreset="disabled", size=2, komi=komi)
         play(e, 0, 1, 2, 3, 0, "pass", 2)
         assert not e.terminated[0]
         play(e, 3)
@@ -431,7 +429,7 @@ def test_the_game_ends_after_twice_the_points_in_plies_by_the_score():
 def test_a_repeated_position_at_the_last_ply_loses_whatever_the_score():
     # As above, but white's last stone brings back the board after ply 3: white loses, though
     # white wins on the score (2 - 7.5 < 1).
-    e = vecenv.make("go", num_envs=1, seed=0, autoreset="disabled", boardSize=2)
+    e = vecenv.make("go", num_envs=1, seed=0, autoreset="disabled", size=2)
     play(e, 0, 1, 2, 3, 0, "pass", 2, 1)
     np.testing.assert_array_equal(e.obs["board"][0], [1, 2, 1, 0])
     assert e.terminated[0]

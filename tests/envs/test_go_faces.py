@@ -5,13 +5,11 @@ The rules themselves are tests/envs/test_go.py's."""
 import contextlib
 import io
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import vecenv
-from tests import test_readme as readme
 from tests.aisys.test_face import engine_outcome, kaggle_replay
 from tests.aisys.test_face import make as make_aisys
 from tests.aisys.test_face import play as play_aisys
@@ -37,7 +35,7 @@ def kaggle_episode(seed=0, **configuration):
 
 def replayed(env, size=9):
     """The Kaggle face's episode played again in the engine: its board after every step."""
-    engine = vecenv.make("go", num_envs=1, seed=0, autoreset="disabled", boardSize=size)
+    engine = vecenv.make("go", num_envs=1, seed=0, autoreset="disabled", size=size)
     boards = [engine.obs["board"][0].copy()]
     for step in env.steps[1:]:
         engine.step(np.array([[agent.action for agent in step]], dtype=np.int64))
@@ -47,7 +45,7 @@ def replayed(env, size=9):
 
 @pytest.mark.parametrize("size", [9, 5])  # boards up to 9x9 share one compiled engine
 def test_a_kaggle_run_is_the_engines_game(size):
-    env = kaggle_episode(seed=size, boardSize=size)
+    env = kaggle_episode(seed=size, size=size)
     assert [s.status for s in env.state] == ["DONE", "DONE"]
     assert sorted(s.reward for s in env.state) == [-1, 1]
     engine, boards = replayed(env, size)
@@ -121,7 +119,7 @@ def test_vecenv_play_plays_and_writes_a_replay(tmp_path):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             argv = ["play", "go", "--agents", "random", "random", "--matches", "8"]
-            assert main([*argv, "--config", f"boardSize={size}", "--replay", str(page)]) == 0
+            assert main([*argv, "--config", f"size={size}", "--replay", str(page)]) == 0
         assert "random vs random: 8 matches" in out.getvalue()
         assert "vecenvReplay" in page.read_text()
 
@@ -155,7 +153,7 @@ def test_text_letters_columns_and_numbers_rows_from_the_bottom():
     points = np.zeros(361, dtype=np.int8)
     points[[0, 360]] = [1, 2]
     state = {"board": bordered(points, 19)[0]}  # a record's board: the renderers read no more
-    text = render.ansi(state, {"boardSize": 19}).splitlines()
+    text = render.ansi(state, {"size": 19}).splitlines()
     assert text[0].endswith("R S T") and text[1].startswith("19 X .") and text[19].endswith("O 1")
 
 
@@ -191,17 +189,3 @@ def test_replay_page_draws_the_final_board(open_page):
     for (x, y), value in zip(cells, board, strict=True):
         got = replay._pixel(img, scale, x + off, y + off)
         assert got == (STONES[value] if value else WOOD), (x, y, value)
-
-
-# ---- the user's page --------------------------------------------------------------------------
-
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "games" / "go.md"
-DOC_BLOCKS = readme.collect(DOCS.read_text())
-
-
-@pytest.mark.parametrize("block", DOC_BLOCKS, ids=[b.id for b in DOC_BLOCKS])
-def test_the_docs_pages_blocks_run_as_written(block, tmp_path):
-    """docs/games/go.md's code blocks, run as README's are (tests/test_readme.py)."""
-    if "skip" in block.directives:
-        pytest.skip(block.directives["skip"])
-    readme._run_block(block, lambda section: tmp_path)
