@@ -130,6 +130,16 @@ def test_vecenv_list_names_the_game_and_its_faces(capsys):
     assert "Go-v0" in row and "kaggle" in row and "aisys" in row and "Discrete(82)" in row
 
 
+def test_vecenv_bench_times_go(capsys):
+    argv = ["bench", "--env", "go", "--num-envs", "1,4", "--steps", "3", "--repeats", "1"]
+    assert main([*argv, "--no-gym"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()]
+    assert [row[:2] for row in rows if row and row[0] == "Go-v0"] == [
+        ["Go-v0", "1"],
+        ["Go-v0", "4"],
+    ]
+
+
 # ---- frames -----------------------------------------------------------------------------------
 
 
