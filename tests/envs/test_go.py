@@ -116,6 +116,9 @@ def play_both(size, games, seed, komi=7.5, illegal=()):
                 seen["time over"] += 1
             else:
                 seen["superko"] += 1
+                continue
+            black, white = PlainGo(size, ours.obs["board"][g].tolist(), 1).score()
+            seen["area ties"] += int(was_legal[g] and black == white)
         seen["games"] += int((live & terminated).sum())
         live &= ~terminated
         if not live.any():
@@ -141,7 +144,7 @@ def test_random_19x19_games_are_pgxs():
 def test_tiny_boards_reach_superko_and_ties_as_pgx():
     """On 2x2 random games often repeat a position; with komi 0 area ties (white's) are common."""
     seen = play_both(2, 64, seed=3, komi=0.0)
-    assert seen["superko"] > 0 and seen["two passes"] > 0, seen
+    assert seen["superko"] > 0 and seen["two passes"] > 0 and seen["area ties"] > 0, seen
 
 
 # ---- Pgx's rules, plainly ----------------------------------------------------------------------
