@@ -171,7 +171,10 @@ SLOWED_STEP = """        start = _slow_clock()
             pass
         return result
 """
-SLOW_HEAD = """from time import thread_time as _slow_clock
+# The spin reads the wall clock, a few tens of nanoseconds a read: a thread's CPU clock costs a
+# system call a read (about a microsecond), which would inflate a 4-microsecond step by far more
+# than the slowdown asked. Spinning, the thread burns the CPU time the gate's CPU clock then counts.
+SLOW_HEAD = """from time import perf_counter as _slow_clock
 
 _SLOW_READ = min(-_slow_clock() + _slow_clock() for _ in range(10000))
 """

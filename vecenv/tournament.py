@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import registry, selfplay
+from .seats import agent_name
 
 
 def agent(spec, game=None):
@@ -37,7 +38,7 @@ def agent(spec, game=None):
 
 
 def _name(entrant, spec):
-    return spec if isinstance(spec, str) else selfplay._agent_name(entrant)
+    return spec if isinstance(spec, str) else agent_name(entrant)
 
 
 @dataclass
