@@ -315,7 +315,7 @@ def test_positions_play_on_as_the_plain_rules(engine, board, white, moves):
         if plain.over:
             break
         legal = np.flatnonzero(plain.legal())
-        action = draw % 83 if draw % 7 == 0 else int(legal[draw % len(legal)])
+        action = draw % 82 if draw % 7 == 0 else int(legal[draw % len(legal)])
         actions = np.zeros((1, 2), dtype=np.int64)
         actions[0, plain.turn - 1] = action
         engine.step(actions)

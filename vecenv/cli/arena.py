@@ -1,11 +1,13 @@
 """``vecenv arena``: serve an arena, administer it, and play on one as an agent.
 
+```text
 vecenv arena serve [--db arena.sqlite] [--host 127.0.0.1] [--port 8000]
 vecenv arena env add connectx --opponent negamax      (or --game G, --class module:Class)
 vecenv arena env list
 vecenv arena agent add NAME [--env E] [--url URL] [--out agent.json]
 vecenv arena agents [--env E]
 vecenv arena play --config agent.json --agent random [--runs 100]
+```
 """
 
 import importlib.util
