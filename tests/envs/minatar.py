@@ -106,9 +106,9 @@ def step_both(ours, theirs, same, actions):
     return len(actions), total
 
 
-def play_both(game, same, seed, full, sticky=0.1, ramping=True, max_steps=3000):
-    """A whole episode from MinAtar's reset state with random actions in both, sticky actions
-    at ``sticky``; returns (steps, return)."""
+def start_both(game, same, seed, full=False, sticky=0.1, ramping=True):
+    """Our episode 0 of ``seed`` and MinAtar's game, both reset (MinAtar's reset drawing what
+    ours drew) and compared; ``ramping`` None for a game without difficulty ramping."""
     config = {"sticky_action_prob": sticky, "minimal_actions": not full}
     if ramping is not None:
         config["difficulty_ramping"] = ramping
@@ -116,6 +116,13 @@ def play_both(game, same, seed, full, sticky=0.1, ramping=True, max_steps=3000):
     theirs = minatar(game[len("minatar_") :], seed_word(seed, 0), sticky, bool(ramping))
     theirs.reset()
     check_step(ours, theirs, same, "reset")
+    return ours, theirs
+
+
+def play_both(game, same, seed, full, sticky=0.1, ramping=True, max_steps=3000):
+    """A whole episode from MinAtar's reset state with random actions in both, sticky actions
+    at ``sticky``; returns (steps, return)."""
+    ours, theirs = start_both(game, same, seed, full, sticky, ramping)
     high = int(ours.action.high[0])
     actions = np.random.default_rng(seed).integers(0, high + 1, size=max_steps)
     return step_both(ours, theirs, same, actions)
