@@ -80,7 +80,7 @@ entities = st.lists(
     ramp_index=st.integers(0, 9),
     ramping=st.booleans(),
     word=st.integers(0, 2**64 - 1),
-    actions=st.lists(st.integers(0, 5), min_size=1, max_size=12),
+    actions=st.lists(st.integers(0, 5), min_size=8, max_size=16),
 )
 def test_steps_from_any_state_are_minatars(
     player, slots, speeds, timers, ramp_index, ramping, word, actions

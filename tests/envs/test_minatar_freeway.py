@@ -66,7 +66,7 @@ cars = st.lists(
     terminate_timer=st.integers(-1, 2500) | st.integers(0, 2),
     cars=cars,
     word=st.integers(0, 2**64 - 1),
-    actions=st.lists(st.integers(0, 5), min_size=1, max_size=12),
+    actions=st.lists(st.integers(0, 5), min_size=8, max_size=16),
 )
 def test_steps_from_any_state_are_minatars(pos, move_timer, terminate_timer, cars, word, actions):
     """Injected states, stepped in both until the episode ends (sticky actions off)."""
