@@ -4,18 +4,20 @@
 MinAtar keeps five Python lists (the submarine's bullets, the enemies' bullets, fish, enemy
 submarines, divers) and walks them backwards, removing items as it goes: ``list.remove`` takes
 out the first item *equal* to the one at hand, and ``reversed`` stops early once its index passes
-the shrunken list's end. Both are kept: each list is a fixed block of rows (``X``, ``Y``,
-``RIGHT``, the move ``TIMER``, a submarine's ``SHOT`` timer) and a count, rows removed by value
-with the rest moving up. A removed enemy submarine still fires if its shot was due, as in MinAtar
-(its bullet leaves the board at once). The blocks hold more than play ever fills (at most about
-34 enemies and 11 of their bullets: one spawn a step lives at most 33 steps); ``check_state``
-refuses a state that could overflow them in a step, and a step drops what would not fit.
+the shrunken list's end. Both are kept: each list is a fixed block of rows (columns ``X``, ``Y``,
+``DIR``: 1 moving right, the move ``TIMER``, a submarine's ``SHOT`` timer) and a count, rows
+removed by value with the rest moving up. A removed enemy submarine still fires if its shot was
+due, as in MinAtar (its bullet leaves the board at once). The blocks hold more than play fills:
+one spawn a step at most, each enemy living at most 33 steps at the fastest ramp, bounds the
+enemies at 34 (MinAtar's own game at its fastest, its submarine made invulnerable, peaked at 26
+enemies and 7 of their bullets in 600,000 steps); ``check_state`` refuses a state that could
+overflow them in a step, and a step drops what would not fit.
 
 Randomness is drawn in MinAtar's order from the record's stream: an enemy spawn draws its side,
-its kind and its row; a diver its side and row. MinAtar's quirks are kept: surfacing with six
-divers leaves the count at -1 (so later surfacing needs none, and counts it further down). The
-previous action (``last_action``, in MinAtar's full numbering) outlives the
-episode, as MinAtar's ``Environment.last_action`` does.
+its kind and its row; a diver its side and row. MinAtar's quirk is kept: surfacing with six
+divers leaves the count at -1 (so later surfacing needs no diver, and counts further down). The
+previous action (``last_action``, in MinAtar's full numbering) outlives the episode, as
+MinAtar's ``Environment.last_action`` does.
 """
 
 import numba as nb
