@@ -180,19 +180,25 @@ def step(s, cfg, actions, rewards):
     return terminal
 
 
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _draw(out, y, row, channel, also):
+    """Row ``y``'s bits of ``row`` in ``channel`` (and in ``also`` where that is >= 0), written
+    without a branch per cell (which cells hold something is a coin flip to the predictor)."""
+    if row:
+        for x in range(SIZE):
+            bit = (row >> x) & 1 != 0
+            out[y, x, channel] = bit
+            if also >= 0:
+                out[y, x, also] = bit
+
+
 @nb.njit(cache=True, error_model="numpy")
 def observe(s, cfg, obs, i):
     out = obs[0][i, 0]
+    out[:, :, :] = False  # then only the few cells that hold something: most rows are empty
+    out[SIZE - 1, s.pos, CANNON] = True
     heading = ALIEN_LEFT if s.alien_dir < 0 else ALIEN_RIGHT
     for y in range(SIZE):
-        aliens, mine, theirs = s.aliens[y], s.f_bullets[y], s.e_bullets[y]
-        for x in range(SIZE):
-            alien = (aliens >> x) & 1 != 0
-            cell = out[y, x]
-            cell[CANNON] = False
-            cell[ALIEN] = alien
-            cell[ALIEN_LEFT] = alien and heading == ALIEN_LEFT
-            cell[ALIEN_RIGHT] = alien and heading == ALIEN_RIGHT
-            cell[FRIENDLY_BULLET] = (mine >> x) & 1 != 0
-            cell[ENEMY_BULLET] = (theirs >> x) & 1 != 0
-    out[SIZE - 1, s.pos, CANNON] = True
+        _draw(out, y, s.aliens[y], ALIEN, heading)
+        _draw(out, y, s.f_bullets[y], FRIENDLY_BULLET, -1)
+        _draw(out, y, s.e_bullets[y], ENEMY_BULLET, -1)
