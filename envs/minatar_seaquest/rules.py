@@ -128,7 +128,7 @@ def check_state(records, config):
     return None
 
 
-@nb.njit(cache=True, error_model="numpy", inline="always")
+@nb.njit(cache=True, error_model="numpy")
 def _remove(rows, n, k):
     """``list.remove(item)`` for the item at row ``k`` of the first ``n``: the first row equal to
     it goes, the rest moving up. Returns (the new count, the row that went)."""
@@ -150,7 +150,7 @@ def _remove(rows, n, k):
     return n - 1, gone
 
 
-@nb.njit(cache=True, error_model="numpy", inline="always")
+@nb.njit(cache=True, error_model="numpy")
 def _at(rows, n, x, y):
     """The first of the ``n`` rows at (``x``, ``y``), else -1."""
     for j in range(n):
@@ -159,7 +159,7 @@ def _at(rows, n, x, y):
     return -1
 
 
-@nb.njit(cache=True, error_model="numpy", inline="always")
+@nb.njit(cache=True, error_model="numpy")
 def _step_x(rows, k):
     """Row ``k`` one cell along its direction; its new x."""
     x = rows[k, X] + (1 if rows[k, DIR] else -1)
@@ -189,7 +189,7 @@ def reset(s, cfg):
     s.surface = 1
 
 
-@nb.njit(cache=True, error_model="numpy", inline="always")
+@nb.njit(cache=True, error_model="numpy")
 def _spawn_enemy(s):
     """MinAtar's ``_spawn_enemy``: a side, a kind and a row; nothing where an enemy heading the
     other way is in that row."""
@@ -214,7 +214,7 @@ def _spawn_enemy(s):
         s.n_fish += 1
 
 
-@nb.njit(cache=True, error_model="numpy", inline="always")
+@nb.njit(cache=True, error_model="numpy")
 def _spawn_diver(s):
     """MinAtar's ``_spawn_diver``: a side and a row."""
     right = uniform(s) < 0.5
@@ -226,7 +226,7 @@ def _spawn_diver(s):
         s.n_divers += 1
 
 
-@nb.njit(cache=True, error_model="numpy", inline="always")
+@nb.njit(cache=True, error_model="numpy")
 def _surface(s, cfg):
     """MinAtar's ``_surface``: oxygen back, a diver fewer (all six: a reward for the oxygen
     left), and the difficulty ramping up. Returns the reward."""
@@ -246,40 +246,15 @@ def _surface(s, cfg):
     return reward
 
 
+# MinAtar's walks over its lists, in the order it takes them; each walks its list backwards as
+# ``reversed`` walks one: until its index leaves the list.
+
+
 @nb.njit(cache=True, error_model="numpy")
-def step(s, cfg, actions, rewards):
-    a = MINIMAL[actions[0]] if cfg.minimal_actions else actions[0]
-    if uniform(s) < cfg.sticky_action_prob:  # drawn every step, as MinAtar draws it
-        a = s.last_action
-    s.last_action = a
-    reward = 0
-    terminal = 0
-    if s.e_spawn_timer == 0:
-        _spawn_enemy(s)
-        s.e_spawn_timer = s.e_spawn_speed
-    if s.d_spawn_timer == 0:
-        _spawn_diver(s)
-        s.d_spawn_timer = DIVER_SPAWN_SPEED
-
-    if a == FIRE and s.shot_timer == 0:
-        if s.n_f_bullets < F_BULLETS:  # always, from any state check_state accepts
-            k = s.n_f_bullets
-            s.f_bullets[k, X], s.f_bullets[k, Y], s.f_bullets[k, DIR] = s.sub_x, s.sub_y, s.sub_or
-            s.n_f_bullets += 1
-        s.shot_timer = SHOT_COOL_DOWN
-    elif a == LEFT:
-        s.sub_x = max(0, s.sub_x - 1)
-        s.sub_or = 0
-    elif a == RIGHT:
-        s.sub_x = min(SIZE - 1, s.sub_x + 1)
-        s.sub_or = 1
-    elif a == UP:
-        s.sub_y = max(0, s.sub_y - 1)
-    elif a == DOWN:
-        s.sub_y = min(SIZE - 2, s.sub_y + 1)
-
-    # Each list walked backwards as ``reversed`` walks it: until its index leaves the list.
-    bullets = s.f_bullets
+def _walk_torpedoes(s, bullets, fish, subs):
+    """The submarine's bullets move; each leaves the board or hits the first fish, else the first
+    enemy submarine, in its new cell. Returns the hits."""
+    hits = 0
     i = s.n_f_bullets - 1
     while 0 <= i < s.n_f_bullets:
         x = _step_x(bullets, i)
@@ -287,20 +262,25 @@ def step(s, cfg, actions, rewards):
         if x < 0 or x > SIZE - 1:
             s.n_f_bullets, _ = _remove(bullets, s.n_f_bullets, i)
         else:
-            hit = _at(s.fish, s.n_fish, x, y)
+            hit = _at(fish, s.n_fish, x, y)
             if hit >= 0:
-                s.n_fish, _ = _remove(s.fish, s.n_fish, hit)
+                s.n_fish, _ = _remove(fish, s.n_fish, hit)
                 s.n_f_bullets, _ = _remove(bullets, s.n_f_bullets, i)
-                reward += 1
+                hits += 1
             else:
-                hit = _at(s.subs, s.n_subs, x, y)
+                hit = _at(subs, s.n_subs, x, y)
                 if hit >= 0:
-                    s.n_subs, _ = _remove(s.subs, s.n_subs, hit)
+                    s.n_subs, _ = _remove(subs, s.n_subs, hit)
                     s.n_f_bullets, _ = _remove(bullets, s.n_f_bullets, i)
-                    reward += 1
+                    hits += 1
         i -= 1
+    return hits
 
-    divers = s.divers
+
+@nb.njit(cache=True, error_model="numpy")
+def _walk_divers(s, divers):
+    """Divers on the submarine come aboard (six at most); the others move when their timer is
+    up, leaving the board or coming aboard."""
     i = s.n_divers - 1
     while 0 <= i < s.n_divers:
         if divers[i, X] == s.sub_x and divers[i, Y] == s.sub_y and s.diver_count < MAX_DIVERS:
@@ -318,7 +298,14 @@ def step(s, cfg, actions, rewards):
             divers[i, TIMER] -= 1
         i -= 1
 
-    subs = s.subs
+
+@nb.njit(cache=True, error_model="numpy")
+def _walk_subs(s, subs, f_bullets, e_bullets):
+    """Enemy submarines meet the submarine, move when their timer is up (leaving the board,
+    meeting the submarine or a bullet) and fire when their shot timer is. Returns (hits,
+    whether one met the submarine)."""
+    hits = 0
+    met = 0
     i = s.n_subs - 1
     while 0 <= i < s.n_subs:
         # The submarine at hand, followed through removals (``at``: its row, -1 once removed):
@@ -326,7 +313,7 @@ def step(s, cfg, actions, rewards):
         at = i
         x, y, right, shot = subs[i, X], subs[i, Y], subs[i, DIR], subs[i, SHOT]
         if x == s.sub_x and y == s.sub_y:
-            terminal = 1
+            met = 1
         if subs[i, TIMER] == 0:
             subs[i, TIMER] = s.move_speed
             x = _step_x(subs, i)
@@ -334,62 +321,120 @@ def step(s, cfg, actions, rewards):
                 s.n_subs, gone = _remove(subs, s.n_subs, i)
                 at = -1 if gone == i else i - 1
             elif x == s.sub_x and y == s.sub_y:
-                terminal = 1
+                met = 1
             else:
-                hit = _at(s.f_bullets, s.n_f_bullets, x, y)
+                hit = _at(f_bullets, s.n_f_bullets, x, y)
                 if hit >= 0:
                     s.n_subs, gone = _remove(subs, s.n_subs, i)
                     at = -1 if gone == i else i - 1
-                    s.n_f_bullets, _ = _remove(s.f_bullets, s.n_f_bullets, hit)
-                    reward += 1
+                    s.n_f_bullets, _ = _remove(f_bullets, s.n_f_bullets, hit)
+                    hits += 1
         else:
             subs[i, TIMER] -= 1
         if shot == 0:
             shot = ENEMY_SHOT_INTERVAL
             k = s.n_e_bullets
             if k < E_BULLETS:  # always, from any state check_state accepts
-                s.e_bullets[k, X], s.e_bullets[k, Y], s.e_bullets[k, DIR] = x, y, right
+                e_bullets[k, X], e_bullets[k, Y], e_bullets[k, DIR] = x, y, right
                 s.n_e_bullets += 1
         else:
             shot -= 1
         if at >= 0:
             subs[at, SHOT] = shot
         i -= 1
+    return hits, met
 
-    bullets = s.e_bullets
+
+@nb.njit(cache=True, error_model="numpy")
+def _walk_enemy_bullets(s, bullets):
+    """Enemy bullets meet the submarine, move, and leave the board or meet it. Returns whether
+    one met it."""
+    met = 0
     i = s.n_e_bullets - 1
     while 0 <= i < s.n_e_bullets:
         if bullets[i, X] == s.sub_x and bullets[i, Y] == s.sub_y:
-            terminal = 1
+            met = 1
         x = _step_x(bullets, i)
         if x < 0 or x > SIZE - 1:
             s.n_e_bullets, _ = _remove(bullets, s.n_e_bullets, i)
         elif x == s.sub_x and bullets[i, Y] == s.sub_y:
-            terminal = 1
+            met = 1
         i -= 1
+    return met
 
-    fish = s.fish
+
+@nb.njit(cache=True, error_model="numpy")
+def _walk_fish(s, fish, f_bullets):
+    """Fish meet the submarine, and move when their timer is up (leaving the board, meeting the
+    submarine or a bullet). Returns (hits, whether one met the submarine)."""
+    hits = 0
+    met = 0
     i = s.n_fish - 1
     while 0 <= i < s.n_fish:
         y = fish[i, Y]
         if fish[i, X] == s.sub_x and y == s.sub_y:
-            terminal = 1
+            met = 1
         if fish[i, TIMER] == 0:
             fish[i, TIMER] = s.move_speed
             x = _step_x(fish, i)
             if x < 0 or x > SIZE - 1:
                 s.n_fish, _ = _remove(fish, s.n_fish, i)
             elif x == s.sub_x and y == s.sub_y:
-                terminal = 1
+                met = 1
             else:
-                hit = _at(s.f_bullets, s.n_f_bullets, x, y)
+                hit = _at(f_bullets, s.n_f_bullets, x, y)
                 if hit >= 0:
                     s.n_fish, _ = _remove(fish, s.n_fish, i)
-                    s.n_f_bullets, _ = _remove(s.f_bullets, s.n_f_bullets, hit)
-                    reward += 1
+                    s.n_f_bullets, _ = _remove(f_bullets, s.n_f_bullets, hit)
+                    hits += 1
         else:
             fish[i, TIMER] -= 1
         i -= 1
+    return hits, met
+
+
+@nb.njit(cache=True, error_model="numpy")
+def step(s, cfg, actions, rewards):
+    a = MINIMAL[actions[0]] if cfg.minimal_actions else actions[0]
+    if uniform(s) < cfg.sticky_action_prob:  # drawn every step, as MinAtar draws it
+        a = s.last_action
+    s.last_action = a
+    # The lists as plain 2-d arrays: one type for all five (a record's fields have one type per
+    # shape), so each helper compiles once, not once per list.
+    f_bullets, e_bullets = s.f_bullets[:, :], s.e_bullets[:, :]
+    fish, subs, divers = s.fish[:, :], s.subs[:, :], s.divers[:, :]
+    if s.e_spawn_timer == 0:
+        _spawn_enemy(s)
+        s.e_spawn_timer = s.e_spawn_speed
+    if s.d_spawn_timer == 0:
+        _spawn_diver(s)
+        s.d_spawn_timer = DIVER_SPAWN_SPEED
+
+    if a == FIRE and s.shot_timer == 0:
+        if s.n_f_bullets < F_BULLETS:  # always, from any state check_state accepts
+            k = s.n_f_bullets
+            f_bullets[k, X], f_bullets[k, Y], f_bullets[k, DIR] = s.sub_x, s.sub_y, s.sub_or
+            s.n_f_bullets += 1
+        s.shot_timer = SHOT_COOL_DOWN
+    elif a == LEFT:
+        s.sub_x = max(0, s.sub_x - 1)
+        s.sub_or = 0
+    elif a == RIGHT:
+        s.sub_x = min(SIZE - 1, s.sub_x + 1)
+        s.sub_or = 1
+    elif a == UP:
+        s.sub_y = max(0, s.sub_y - 1)
+    elif a == DOWN:
+        s.sub_y = min(SIZE - 2, s.sub_y + 1)
+
+    reward = _walk_torpedoes(s, f_bullets, fish, subs)
+    _walk_divers(s, divers)
+    hits, terminal = _walk_subs(s, subs, f_bullets, e_bullets)
+    reward += hits
+    terminal |= _walk_enemy_bullets(s, e_bullets)
+    hits, met = _walk_fish(s, fish, f_bullets)
+    reward += hits
+    terminal |= met
 
     if s.e_spawn_timer > 0:
         s.e_spawn_timer -= 1
@@ -436,6 +481,6 @@ def observe(s, cfg, obs, i):
         out[s.f_bullets[j, Y], s.f_bullets[j, X], FRIENDLY_BULLET] = True
     for j in range(s.n_e_bullets):
         out[s.e_bullets[j, Y], s.e_bullets[j, X], ENEMY_BULLET] = True
-    _draw(out, s.fish, s.n_fish, ENEMY_FISH)
-    _draw(out, s.subs, s.n_subs, ENEMY_SUB)
-    _draw(out, s.divers, s.n_divers, DIVER)
+    _draw(out, s.fish[:, :], s.n_fish, ENEMY_FISH)
+    _draw(out, s.subs[:, :], s.n_subs, ENEMY_SUB)
+    _draw(out, s.divers[:, :], s.n_divers, DIVER)
