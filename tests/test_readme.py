@@ -1,6 +1,6 @@
-"""README.md's examples run as written: every python, pycon, bash and console block, each in a
-fresh process, in a temporary folder per section (blocks of one section share it, in order, so a
-later block finds what an earlier one wrote).
+"""README.md's examples run as written, and those of the pages under docs/: every python, pycon,
+bash and console block, each in a fresh process, in a temporary folder per section of a page
+(blocks of one section share it, in order, so a later block finds what an earlier one wrote).
 
 The blocks are collected by mktestdocs. An HTML comment on the line before a block directs it:
 - ``<!-- skip: REASON -->``: not run (a GPU, a cluster, a server left running, the whole suite);
@@ -42,6 +42,7 @@ except ModuleNotFoundError:  # Python 3.10
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").rglob("*.md"))]
 LANGS = ("python", "pycon", "bash", "console")
 DIRECTIVE = re.compile(r"<!--\s*(skip|requires|continues|excerpt|exits)\s*(?::\s*(.*?))?\s*-->")
 PIP_EXTRA = re.compile(r'^pip install (?:-e )?"\.\[([\w,-]+)\]"\s*(?:#.*)?$')
@@ -67,13 +68,19 @@ class Block:
     index: int  # among the section's blocks
     directives: dict = field(default_factory=dict)
     before: list = field(default_factory=list)  # python blocks it continues
+    page: str = "README.md"  # from the repository's root
 
     @property
     def id(self):
-        return f"L{self.line}-{self.lang}-{self.section[:24]}"
+        prefix = "" if self.page == "README.md" else f"{Path(self.page).stem}-"
+        return f"{prefix}L{self.line}-{self.lang}-{self.section[:24]}"
+
+    @property
+    def where(self):
+        return f"{self.page} line {self.line}"
 
 
-def collect(text):
+def collect(text, page="README.md"):
     blocks = []
     for lang in LANGS:
         start = 0
@@ -95,9 +102,9 @@ def collect(text):
             directives[match[1]] = match[2] or ""
         index = counts.get(section, 0)
         counts[section] = index + 1
-        block = Block(lang, code, head.count("\n") + 1, section, index, directives)
+        block = Block(lang, code, head.count("\n") + 1, section, index, directives, page=page)
         if "continues" in directives:
-            assert previous_python is not None, f"README line {block.line}: nothing to continue"
+            assert previous_python is not None, f"{block.where}: nothing to continue"
             block.before = [*previous_python.before, previous_python.code]
         if lang == "python":
             previous_python = block
@@ -105,17 +112,18 @@ def collect(text):
     return out
 
 
-BLOCKS = collect(README.read_text())
+BLOCKS = [b for page in PAGES for b in collect(page.read_text(), str(page.relative_to(ROOT)))]
 
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory):
     made = {}
 
-    def folder(section):
-        if section not in made:
-            made[section] = tmp_path_factory.mktemp(re.sub(r"\W+", "_", section)[:30])
-        return made[section]
+    def folder(page, section):
+        if (page, section) not in made:
+            name = re.sub(r"\W+", "_", section)[:30]
+            made[page, section] = tmp_path_factory.mktemp(name)
+        return made[page, section]
 
     return folder
 
@@ -199,7 +207,7 @@ def check_excerpt(block):
         if not code.strip() or code.lstrip().startswith("#"):
             continue
         assert code in source[at:], (
-            f"README line {block.line}: {code!r} is not in {block.directives['excerpt']} "
+            f"{block.where}: {code!r} is not in {block.directives['excerpt']} "
             "(after the lines before it)"
         )
         at = source.index(code, at) + 1
@@ -251,10 +259,10 @@ def _run_block(block, folders):
     needed = block.directives.get("requires")
     if needed and importlib.util.find_spec(needed) is None:
         if os.environ.get("CI"):
-            pytest.fail(f"README line {block.line} needs {needed}, not installed in CI")
+            pytest.fail(f"{block.where} needs {needed}, not installed in CI")
         pytest.skip(f"needs {needed}, not installed")
-    cwd = folders(block.section)
-    where = f"README line {block.line} ({block.lang})"
+    cwd = folders(block.page, block.section)
+    where = f"{block.where} ({block.lang})"
     if "excerpt" in block.directives:
         check_excerpt(block)
     elif block.lang == "python":
@@ -276,6 +284,6 @@ def _run_block(block, folders):
             if expected:
                 pattern = expected_pattern(expected)
                 assert pattern.fullmatch(done.stdout), (
-                    f"{where}: $ {command}\nprints:\n{done.stdout}\nREADME shows:\n"
+                    f"{where}: $ {command}\nprints:\n{done.stdout}\n{block.page} shows:\n"
                     + "\n".join(expected)
                 )
