@@ -150,7 +150,7 @@ def _remove(rows, n, k):
     return n - 1, gone
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def _at(rows, n, x, y):
     """The first of the ``n`` rows at (``x``, ``y``), else -1."""
     for j in range(n):
@@ -159,7 +159,7 @@ def _at(rows, n, x, y):
     return -1
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def _step_x(rows, k):
     """Row ``k`` one cell along its direction; its new x."""
     x = rows[k, X] + (1 if rows[k, DIR] else -1)
@@ -247,10 +247,13 @@ def _surface(s, cfg):
 
 
 # MinAtar's walks over its lists, in the order it takes them; each walks its list backwards as
-# ``reversed`` walks one: until its index leaves the list.
+# ``reversed`` walks one: until its index leaves the list. What runs for every item of every step
+# is inlined (a call of a function of its own made steps several times slower); what runs
+# rarely (a removal, a spawn, surfacing) is a function of its own, compiled once (inlined at its
+# dozen call sites, it made the game's first compile half as long again).
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def _walk_torpedoes(s, bullets, fish, subs):
     """The submarine's bullets move; each leaves the board or hits the first fish, else the first
     enemy submarine, in its new cell. Returns the hits."""
@@ -277,7 +280,7 @@ def _walk_torpedoes(s, bullets, fish, subs):
     return hits
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def _walk_divers(s, divers):
     """Divers on the submarine come aboard (six at most); the others move when their timer is
     up, leaving the board or coming aboard."""
@@ -299,7 +302,7 @@ def _walk_divers(s, divers):
         i -= 1
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def _walk_subs(s, subs, f_bullets, e_bullets):
     """Enemy submarines meet the submarine, move when their timer is up (leaving the board,
     meeting the submarine or a bullet) and fire when their shot timer is. Returns (hits,
@@ -345,7 +348,7 @@ def _walk_subs(s, subs, f_bullets, e_bullets):
     return hits, met
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def _walk_enemy_bullets(s, bullets):
     """Enemy bullets meet the submarine, move, and leave the board or meet it. Returns whether
     one met it."""
@@ -363,7 +366,7 @@ def _walk_enemy_bullets(s, bullets):
     return met
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def _walk_fish(s, fish, f_bullets):
     """Fish meet the submarine, and move when their timer is up (leaving the board, meeting the
     submarine or a bullet). Returns (hits, whether one met the submarine)."""
@@ -400,7 +403,7 @@ def step(s, cfg, actions, rewards):
         a = s.last_action
     s.last_action = a
     # The lists as plain 2-d arrays: one type for all five (a record's fields have one type per
-    # shape), so each helper compiles once, not once per list.
+    # shape), so that ``_remove`` compiles once, not once per list.
     f_bullets, e_bullets = s.f_bullets[:, :], s.e_bullets[:, :]
     fish, subs, divers = s.fish[:, :], s.subs[:, :], s.divers[:, :]
     if s.e_spawn_timer == 0:
