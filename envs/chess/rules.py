@@ -219,6 +219,15 @@ PROBLEMS = (
 )
 
 
+# The part of a FEN each observation field is.
+FEN_PARTS = {
+    "board": "the board",
+    "en_passant": "the en-passant square",
+    "halfmove": "the half-move clock",
+    "status": "the side to move",
+}
+
+
 @nb.njit(cache=True, error_model="numpy")
 def running_turn(s):
     """The agent to move (one ACTIVE, the other INACTIVE), else -1."""
@@ -250,6 +259,9 @@ def problem(s, scratch):
         if scratch.bb[k] != s.bb[k]:
             return 3
     c = np.int64(s.turn)
+    a = running_turn(s)
+    if a >= 0 and a != c:
+        return 10
     if s.ep >= 0:
         step = 1 - 2 * c
         ep = np.int64(s.ep)
@@ -274,14 +286,11 @@ def problem(s, scratch):
         k -= 2
     if min(seen, 2) != s.repetitions:
         return 9
-    a = running_turn(s)
     if a < 0:
         for w in range(LEGAL_WORDS):
             if s.legal[w] != U0:
                 return 17
         return 0
-    if a != c:
-        return 10
     for k in range(8):
         scratch.bb[k] = s.bb[k]
     scratch.turn = s.turn
@@ -320,7 +329,7 @@ def check_state(records, config):
     index, found = first_problem(np.ascontiguousarray(records), scratch)
     if index >= 0:
         field, reason = PROBLEMS[found]
-        return f"invalid state (record {index}): {field or 'the record'} {reason}"
+        return f"invalid state (record {index}): {field + ' ' if field else ''}{reason}"
     if not np.isin(records["reward"], (-1.0, 0.0, 1.0)).all():
         return "state field 'reward' must be one of [-1, 0, 1]"
     return None
@@ -366,9 +375,9 @@ def position(record, config, given):
     found = build(one, np.zeros(1, dtype=record.dtype))
     if found:
         field, reason = PROBLEMS[found]
-        raise PositionError(
-            named or ("status" if field == "status" else f"observation.{field}"), reason
-        )
+        if named:
+            raise PositionError(named, f"{FEN_PARTS[field]} {reason}")
+        raise PositionError("status" if field == "status" else f"observation.{field}", reason)
     for name, *_ in FIELDS:
         if name not in ("status", "reward"):
             record[name] = one[0][name]
