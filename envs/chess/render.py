@@ -30,10 +30,12 @@ def ansi(state, config):
 def _piece(img, kind, cx, cy, fill, line):
     """One piece centred on (cx, cy): a shape per kind, outlined so either colour shows."""
     r = CELL * 0.36
-    if kind == 1:  # pawn: a small disc on a base
-        draw.polygon(img, [(cx - r * 0.6, cy + r), (cx + r * 0.6, cy + r), (cx, cy)], line)
-        draw.circle(img, cx, cy - r * 0.2, r * 0.5, line)
-        draw.circle(img, cx, cy - r * 0.2, r * 0.38, fill)
+    if kind == 1:  # pawn: a head on a cone
+        base = [(cx - r * 0.6, cy + r), (cx + r * 0.6, cy + r), (cx, cy - r * 0.1)]
+        draw.polygon(img, base, fill)
+        draw.polyline(img, base + [base[0]], line, width=1.2)
+        draw.circle(img, cx, cy - r * 0.3, r * 0.45, line)
+        draw.circle(img, cx, cy - r * 0.3, r * 0.32, fill)
         return
     if kind == 2:  # knight: a leaning head
         shape = [

@@ -43,6 +43,7 @@ from .moves import (
     in_check,
     insufficient,
     is_legal,
+    lowest,
     play,
     set_bitboards,
     zobrist,
@@ -181,12 +182,9 @@ def observe(s, cfg, obs, i):
     if any_active(s):
         for w in range(LEGAL_WORDS):
             bits = s.legal[w]
-            k = 64 * w
             while bits:
-                if bits & U1:
-                    legal[k] = True
-                bits >>= U1
-                k += 1
+                legal[64 * w + lowest(bits)] = True
+                bits &= bits - U1
 
 
 # ---- outside the kernels: checks and positions --------------------------------------------------
