@@ -39,7 +39,9 @@ Optional:
 - ``STATE_BOUNDS`` ({field: (low, high)}) and ``check_state(records, config) -> message or
   None``: what ``set_state`` refuses;
 - ``position(record, config, given)``: a plain Python function building a record from a
-  starting position (``vecenv.kernels.position`` says what ``given`` holds).
+  starting position (``vecenv.kernels.position`` says what ``given`` holds);
+- ``POSITION_KEYS``: the game's own keys of a position beside the observation (chess's
+  ``"fen"``), handed to ``position`` as given.
 
 Two-agent games keep ``status`` and ``reward`` fields and take turns through
 ``vecenv.kernels.turns`` (Kaggle's statuses). Compile every function with
@@ -63,7 +65,7 @@ function of the configuration), and the numba function
 SPEC_SUFFIX = ".json"
 RULES = "rules"
 REQUIRED_RULES = ("FIELDS", "reset", "step", "observe")
-OPTIONAL_RULES = ("observe_step", "STATE_BOUNDS", "check_state", "position")
+OPTIONAL_RULES = ("observe_step", "STATE_BOUNDS", "check_state", "position", "POSITION_KEYS")
 AGENTS = "agents"
 REQUIRED_AGENTS = ("NAMES", "MEMORY", "act")
 RENDER = "render"
