@@ -45,16 +45,19 @@ from vecenv.kernels import build
 from vecenv.kernels import search as kernels
 from vecenv.kernels.agents import AGENT_RNG
 from vecenv.kernels.rng import seed_words
-from vecenv.kernels.turns import ACTIVE
+from vecenv.kernels.turns import ACTIVE, INVALID
 
 from . import memory
 from .engine import SEED_LIMIT, Engine, fresh_seed, is_integer
 
 SELECTIONS = {"puct": kernels.PUCT, "uct": kernels.UCT, "gumbel": kernels.GUMBEL}
 EVALUATORS = {"rollout": kernels.ROLLOUT, "uniform": kernels.UNIFORM}
-DEFAULT_SIMULATIONS = 200
+DEFAULT_SIMULATIONS = 1000
 MAX_SIMULATIONS = 2**24  # node indices stay int32 with room to spare
 DEFAULT_ROLLOUT_LIMIT = 10_000  # plies of a rollout in a game without a time limit
+# The trees' default memory: more positions than it holds are searched in batches (the same
+# results), so a large batch never takes the whole memory budget.
+TREE_BYTES = 256 * 2**20
 AGENT = "mcts"
 _AGENT_NAME = re.compile(r"mcts(?::([0-9]+))?")
 
@@ -102,7 +105,8 @@ class MCTS:
         game: an ``Engine`` (its game, configuration and time limit) or a game's name, with its
             ``**configuration``.
         simulations: simulations per search (S).
-        selection: "puct" (default), "gumbel" or "uct".
+        selection: "uct" (default: OpenSpiel's, the one for random rollouts), "puct" or
+            "gumbel" (mctx's, for an evaluator's priors and values).
         evaluator: "rollout" (default), "uniform" or a batched Python callable.
         num_threads: threads over the trees; results never depend on it.
         c_init, c_base: PUCT's ``pb_c_init`` and ``pb_c_base`` (mctx's 1.25 and 19652).
@@ -117,8 +121,11 @@ class MCTS:
         max_depth: mctx's ``max_depth`` (None: no cut-off).
         rollout_limit: the most plies of a rollout (default: the time limit, else 10,000).
         max_trees: the most trees held at once (positions beyond are searched in batches of
-            it); default: as many as the memory budget allows.
-        memory_budget: bytes the trees may take (as ``vecenv.make``'s).
+            it, with the same results); default: as many as ``TREE_BYTES`` holds, or the
+            memory budget where one is given.
+        memory_budget: the most bytes the trees may take (bytes or "16G", as ``vecenv.make``'s;
+            default ``TREE_BYTES`` or vecenv's budget, whichever is less); one tree over it is a
+            ValueError before anything is allocated.
     """
 
     def __init__(
@@ -126,7 +133,7 @@ class MCTS:
         game,
         simulations=DEFAULT_SIMULATIONS,
         *,
-        selection="puct",
+        selection="uct",
         evaluator="rollout",
         num_threads=1,
         c_init=1.25,
@@ -196,6 +203,8 @@ class MCTS:
         self._nodes = self.simulations + 1
         per_tree = self._tree_bytes()
         budget = memory.budget(memory_budget)
+        if memory_budget is None:
+            budget = min(budget, TREE_BYTES)
         if per_tree > budget:
             raise ValueError(
                 f"one tree of {self.simulations} simulations of {self.name} takes "
@@ -530,3 +539,122 @@ def _float_array(value, shape, what):
     if not np.isfinite(arr).all():
         raise ValueError(f"the evaluator's {what} must be finite")
     return np.ascontiguousarray(arr)
+
+
+# -- the agent ``mcts`` ----------------------------------------------------------------------------
+
+# What an agent may set of the search (the game, the threads and the trees' memory are the
+# match's).
+AGENT_OPTIONS = (
+    "selection",
+    "evaluator",
+    "c_init",
+    "c_base",
+    "uct_c",
+    "max_considered",
+    "gumbel_scale",
+    "value_scale",
+    "maxvisit_init",
+    "dirichlet_fraction",
+    "dirichlet_alpha",
+    "temperature",
+    "max_depth",
+    "rollout_limit",
+)
+
+
+class MCTSAgent:
+    """The agent ``mcts``: ``MCTS`` playing the seat to move, ``simulations`` a move, with the
+    search's other settings in ``options`` (``selection="gumbel"``, ``evaluator=network``,
+    ...). Its name is ``mcts`` with the default settings, ``mcts:N`` with N simulations and no
+    options (both spell it on the command line), or ``name``."""
+
+    def __init__(self, simulations=DEFAULT_SIMULATIONS, name=None, **options):
+        self.simulations = _positive(simulations, "the agent mcts's simulations", MAX_SIMULATIONS)
+        unknown = sorted(set(options) - set(AGENT_OPTIONS))
+        if unknown:
+            raise ValueError(
+                f"unknown mcts options {unknown}; the agent takes {', '.join(AGENT_OPTIONS)}"
+            )
+        self.options = dict(options)
+        if name is None:
+            name = AGENT
+            if options:
+                name = f"{AGENT}({self.simulations}, {_describe(options)})"
+            elif self.simulations != DEFAULT_SIMULATIONS:
+                name = f"{AGENT}:{self.simulations}"
+        self.name = self.__name__ = str(name)
+
+    def searcher(self, engine):
+        """The search this agent runs on ``engine``'s episodes."""
+        return MCTS(engine, self.simulations, num_threads=engine.num_threads, **self.options)
+
+    def _key(self):
+        return (self.simulations, tuple(sorted((k, repr(v)) for k, v in self.options.items())))
+
+    def __eq__(self, other):
+        return isinstance(other, MCTSAgent) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return f"MCTSAgent({self.name!r})"
+
+
+def _describe(options):
+    return ", ".join(f"{k}={_evaluator_name(v)}" for k, v in sorted(options.items()))
+
+
+def agent_spec(agent):
+    """The ``MCTSAgent`` that ``agent`` names ("mcts", "mcts:N" or an ``MCTSAgent``), or None
+    where it names none; a malformed "mcts:..." is a ValueError."""
+    if isinstance(agent, MCTSAgent):
+        return agent
+    if not isinstance(agent, str) or not (agent == AGENT or agent.startswith(AGENT + ":")):
+        return None
+    match = _AGENT_NAME.fullmatch(agent)
+    if match is None or (match.group(1) is not None and int(match.group(1)) < 1):
+        raise ValueError(
+            f"{agent!r}: the agent mcts is spelt 'mcts' ({DEFAULT_SIMULATIONS} simulations a "
+            "move) or 'mcts:N', N simulations"
+        )
+    if match.group(1) is None:
+        return MCTSAgent()
+    return MCTSAgent(int(match.group(1)))
+
+
+class SeatSearch:
+    """An ``MCTSAgent`` in the seats of a two-agent engine's episodes (``selfplay.Seats``):
+    where its seat is to move it searches, all such episodes at once, and plays the action the
+    search chooses. Each episode's search draws from its seat's random stream (the seats'
+    ``rngs``), so its moves depend on its own episode only."""
+
+    def __init__(self, engine, agent):
+        self.agent = agent
+        self.mcts = agent.searcher(engine)
+
+    def moves(self, seats, seat_of, actions):
+        """The moves of the episodes where seat ``seat_of[i]`` is this agent's and to move, into
+        ``actions``; where the search finds no legal move the seat is INVALID (as an agent
+        answering no move is in Kaggle)."""
+        engine = seats.engine
+        states = engine._states
+        n = engine.num_envs
+        rows = np.arange(n)
+        status = states["status"]
+        to_move = (
+            (states["done"] == 0)
+            & (status[rows, seat_of] == ACTIVE)
+            & (seats.kinds[rows, seat_of] < 0)
+        )
+        if not to_move.any():
+            return
+        words = np.zeros(n, dtype=AGENT_RNG)
+        words["rng"] = seats.rngs["rng"][rows, seat_of]
+        result = self.mcts._search(states, words, to_move, seat_of)
+        seats.rngs["rng"][rows[to_move], seat_of[to_move]] = words["rng"][to_move]
+        played = result.searched & (result.action >= self.mcts.low)
+        actions[rows[played], seat_of[played]] = result.action[played]
+        stuck = to_move & ~played
+        status[rows[stuck], seat_of[stuck]] = INVALID
