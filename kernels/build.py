@@ -30,17 +30,17 @@ _PARALLEL_END = "# <<< parallel variants\n"
 # Each template: its module, the functions of its parallel block, the generated modules' prefix.
 _TEMPLATES = {
     "drivers": (drivers, ("step", "act_agents"), "vecenv_drivers_"),
-    "search": (
-        search_drivers,
-        ("run", "begin", "begin_values", "descend", "ascend", "finish"),
-        "vecenv_drivers_search_",
-    ),
+    # The search runs its threads itself (each on a range of trees, ``nogil``): no variants.
+    "search": (search_drivers, (), "vecenv_drivers_search_"),
 }
 
 
 def _parallel_variant(template, names):
     """The functions of the template's parallel block, rewritten as ``<name>_parallel``: the same
-    bodies, compiled with ``parallel=True``, with ``nb.prange`` on the loops marked "parallel"."""
+    bodies, compiled with ``parallel=True``, with ``nb.prange`` on the loops marked "parallel"
+    (none for a template without the block)."""
+    if _PARALLEL_BEGIN not in template:
+        return ""
     block = template.split(_PARALLEL_BEGIN, 1)[1].split(_PARALLEL_END, 1)[0]
     block = block.replace('error_model="numpy")', 'error_model="numpy", parallel=True)')
     for name in names:

@@ -111,7 +111,7 @@ CTX_LOGITS = 6  # (T, A) float64: a Python evaluator's prior logits
 CTX_WALK = 7  # (T, 2) int64: where OP_WALK ends
 CTX_FPARAMS = 8  # (F_PARAMS,) float64
 CTX_IPARAMS = 9  # (I_PARAMS,) int64
-CTX_TABLE = 10  # (MAX_CONSIDERED + 1, SIMULATIONS) int32
+CTX_TABLE = 10  # (min(MAX_CONSIDERED, A) + 1, SIMULATIONS) int32: sequential halving's schedule
 CTX_WORDS = 11  # (N,) AGENT_RNG: the trees' random streams, by episode
 CTX_ACTION = 12  # (N,) int64, then the other results, by episode: (action, policy, visits,
 CTX_POLICY = 13  # qvalues, value) as ``results`` writes them
@@ -122,7 +122,9 @@ CTX_TREES = 17  # T
 CTX_NODES_PER_TREE = 18  # M
 CTX_ACTIONS = 19  # A
 CTX_EPISODES = 20  # N
-CTX_SIZE = 21
+CTX_TABLE_ROWS = 21  # the schedule's shape (1 x 1 where it is not read)
+CTX_TABLE_COLUMNS = 22
+CTX_SIZE = 23
 
 TINY = np.finfo(np.float64).tiny
 LOW_LOGIT = -1e9  # mctx's floor of a considered score
@@ -667,7 +669,7 @@ def _tree_op(context, op, t, i, j, value):
     iparams = _view(ctx, CTX_IPARAMS, (I_PARAMS,), np.int64)
     callback = iparams[EVALUATION] == CALLBACK
     if op == OP_WALK:
-        table = _view(ctx, CTX_TABLE, (iparams[MAX_CONSIDERED] + 1, iparams[SIMULATIONS]), np.int32)
+        table = _view(ctx, CTX_TABLE, (ctx[CTX_TABLE_ROWS], ctx[CTX_TABLE_COLUMNS]), np.int32)
         walk = _view(ctx, CTX_WALK, (trees, 2), np.int64)[t]
         return walk_down(
             nodes, children, prior, legal, noise, scratch, table, fparams, iparams, walk

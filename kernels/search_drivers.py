@@ -212,12 +212,13 @@ def simulate(t, row, used, cfg, tree, game, obs, searcher, r, iparams, op, conte
     return used, TERMINAL if nodes[used].terminal else FRESH
 
 
-# >>> parallel variants
-@nb.njit(cache=True, error_model="numpy")
-def run(states, rows, seats, cfgs, tree, game, obs, words, iparams, op, context):
+# The loops over the trees: each runs trees ``lo`` to ``hi`` - 1, without the GIL, so that a
+# search's threads each run a range of them at once.
+@nb.njit(cache=True, error_model="numpy", nogil=True)
+def run(states, rows, seats, cfgs, tree, game, obs, words, iparams, op, context, lo, hi):
     """The whole search of every tree, its leaves evaluated inside it (ROLLOUT or UNIFORM)."""
     rollouts = iparams[EVALUATION] == ROLLOUT
-    for t in range(rows.shape[0]):  # parallel
+    for t in range(lo, hi):
         row = rows[t]
         r = words[row]
         cfg = cfgs[0]
@@ -241,10 +242,10 @@ def run(states, rows, seats, cfgs, tree, game, obs, words, iparams, op, context)
         call_tree_op(op, context, OP_RESULTS, t, row, 0, 0.0)
 
 
-@nb.njit(cache=True, error_model="numpy")
-def begin(states, rows, seats, cfgs, tree, game, obs, used):
+@nb.njit(cache=True, error_model="numpy", nogil=True)
+def begin(states, rows, seats, cfgs, tree, game, obs, used, lo, hi):
     """Every tree's root, its observation in the observation rows, for a Python evaluator."""
-    for t in range(rows.shape[0]):  # parallel
+    for t in range(lo, hi):
         used[t] = 1
         begin_tree(
             t,
@@ -260,20 +261,35 @@ def begin(states, rows, seats, cfgs, tree, game, obs, used):
         )
 
 
-@nb.njit(cache=True, error_model="numpy")
-def begin_values(rows, values, op, context):
+@nb.njit(cache=True, error_model="numpy", nogil=True)
+def begin_values(rows, values, op, context, lo, hi):
     """Every root's priors (the evaluator's logits, in the context) and first visit."""
-    for t in range(rows.shape[0]):  # parallel
+    for t in range(lo, hi):
         call_tree_op(op, context, OP_ROOT, t, rows[t], 0, values[t])
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", nogil=True)
 def descend(
-    rows, seats, cfgs, tree, game, obs, words, iparams, op, context, used, leaves, codes, movers
+    rows,
+    seats,
+    cfgs,
+    tree,
+    game,
+    obs,
+    words,
+    iparams,
+    op,
+    context,
+    used,
+    leaves,
+    codes,
+    movers,
+    lo,
+    hi,
 ):
     """Every tree's next simulation down to its leaf: ``leaves``, ``codes`` and the leaves'
     seats to move (``movers``, -1 at a terminal node); the observation rows hold the leaves'."""
-    for t in range(rows.shape[0]):  # parallel
+    for t in range(lo, hi):
         row = rows[t]
         leaf, code = simulate(
             t,
@@ -295,19 +311,16 @@ def descend(
         movers[t] = tree[0][t][leaf].mover
 
 
-@nb.njit(cache=True, error_model="numpy")
-def ascend(rows, leaves, codes, values, op, context):
+@nb.njit(cache=True, error_model="numpy", nogil=True)
+def ascend(rows, leaves, codes, values, op, context, lo, hi):
     """Every tree's simulation counted with the evaluator's priors (in the context) and value
     of its leaf."""
-    for t in range(rows.shape[0]):  # parallel
+    for t in range(lo, hi):
         call_tree_op(op, context, OP_SETTLE, t, leaves[t], codes[t], values[t])
 
 
-@nb.njit(cache=True, error_model="numpy")
-def finish(rows, op, context):
+@nb.njit(cache=True, error_model="numpy", nogil=True)
+def finish(rows, op, context, lo, hi):
     """Every tree's results into the context's result arrays."""
-    for t in range(rows.shape[0]):  # parallel
+    for t in range(lo, hi):
         call_tree_op(op, context, OP_RESULTS, t, rows[t], 0, 0.0)
-
-
-# <<< parallel variants

@@ -34,6 +34,7 @@ rollouts, PUCT, ``DEFAULT_SIMULATIONS`` simulations; ``"mcts:400"`` sets them): 
 and ``agent_spec`` reads the names.
 """
 
+import concurrent.futures
 import dataclasses
 import math
 import re
@@ -47,7 +48,7 @@ from vecenv.kernels.agents import AGENT_RNG
 from vecenv.kernels.rng import seed_words
 from vecenv.kernels.turns import ACTIVE, INVALID
 
-from . import memory
+from . import memory, registry
 from .engine import SEED_LIMIT, Engine, fresh_seed, is_integer
 
 SELECTIONS = {"puct": kernels.PUCT, "uct": kernels.UCT, "gumbel": kernels.GUMBEL}
@@ -157,6 +158,9 @@ class MCTS:
                 raise ValueError("an engine brings its configuration: give none beside it")
             engine = game
         else:
+            spec = registry.get_spec(game)
+            if spec.num_agents != 2:  # before an engine is made (and compiled)
+                raise ValueError(f"{spec.name} is not a two-agent game: the search plays those")
             engine = Engine(game, num_envs=1, seed=0, autoreset="disabled", **configuration)
         self.engine = engine
         self.name = engine.name
@@ -197,14 +201,14 @@ class MCTS:
         i[kernels.EVALUATION] = kernels.CALLBACK if callable(evaluator) else EVALUATORS[evaluator]
         i[kernels.MAX_STEPS] = engine._max_steps
         i[kernels.LOW] = self.low
-        table = kernels.considered_visits(int(i[kernels.MAX_CONSIDERED]), self.simulations)
-        self._params = (f, i, table)
         self.memory_budget = memory_budget
         self._nodes = self.simulations + 1
         per_tree = self._tree_bytes()
         budget = memory.budget(memory_budget)
         if memory_budget is None:
             budget = min(budget, TREE_BYTES)
+        if selection == "gumbel":  # and its schedule
+            budget -= (min(max_considered, self.num_actions) + 1) * self.simulations * 4
         if per_tree > budget:
             raise ValueError(
                 f"one tree of {self.simulations} simulations of {self.name} takes "
@@ -214,8 +218,16 @@ class MCTS:
         self.max_trees = budget // per_tree
         if max_trees is not None:
             self.max_trees = min(self.max_trees, _positive(max_trees, "max_trees", 2**30))
+        # Sequential halving's schedule, which only Gumbel's root selection reads (a root never
+        # has more than A legal actions to consider).
+        table = np.zeros((1, 1), dtype=np.int32)
+        if selection == "gumbel":
+            rows = min(int(i[kernels.MAX_CONSIDERED]), self.num_actions)
+            table = kernels.considered_visits(rows, self.simulations)
+        self._params = (f, i, table)
         self._trees = 0  # trees allocated
         self._drivers = None
+        self._pool = None  # the threads of a search on several
 
     # -- the game --------------------------------------------------------------------------------
 
@@ -224,7 +236,7 @@ class MCTS:
         name = engine.name
         action = engine.action
         if engine.num_agents != 2:
-            raise ValueError(f"{name} is not a two-agent game: the search plays two-agent games")
+            raise ValueError(f"{name} is not a two-agent game: the search plays those")
         if not action.discrete or action.shape != ():
             raise ValueError(f"{name}'s actions are not one discrete choice: it cannot be searched")
         fields = engine.state_dtype.fields
@@ -307,6 +319,7 @@ class MCTS:
         for k, arr in enumerate(self._held):
             assert arr.flags.c_contiguous
             context[k] = arr.ctypes.data
+        context[kernels.CTX_TABLE_ROWS], context[kernels.CTX_TABLE_COLUMNS] = table.shape
         context[kernels.CTX_TREES] = trees
         context[kernels.CTX_NODES_PER_TREE] = m
         context[kernels.CTX_ACTIONS] = a
@@ -433,29 +446,26 @@ class MCTS:
         )
 
     def _run(self, drivers, states, rows, seats, words):
-        threaded = self.num_threads > 1 and rows.size > 1
-        if threaded:
-            numba.set_num_threads(self.num_threads)
-
-        def fn(name):
-            return getattr(drivers, f"{name}_parallel" if threaded else name)
-
         cfgs, tree, game, obs = self.engine._cfg, self._tree, self._game, self._obs
         iparams = self._params[1]
         op = kernels.tree_op_address()
         context = self._context.ctypes.data
+        each = self._spread(rows.size)
         if not callable(self.evaluator):
-            fn("run")(states, rows, seats, cfgs, tree, game, obs, words, iparams, op, context)
+            each(
+                drivers.run, states, rows, seats, cfgs, tree, game, obs, words, iparams, op, context
+            )
             return
         t = rows.size
         leaves = np.zeros(t, dtype=np.int64)
         codes = np.zeros(t, dtype=np.int64)
         movers = seats.copy()
-        fn("begin")(states, rows, seats, cfgs, tree, game, obs, self._used)
+        each(drivers.begin, states, rows, seats, cfgs, tree, game, obs, self._used)
         values = self._evaluate(movers)
-        fn("begin_values")(rows, values, op, context)
+        each(drivers.begin_values, rows, values, op, context)
         for _ in range(self.simulations):
-            fn("descend")(
+            each(
+                drivers.descend,
                 rows,
                 seats,
                 cfgs,
@@ -472,8 +482,29 @@ class MCTS:
                 movers,
             )
             values = self._evaluate(movers)
-            fn("ascend")(rows, leaves, codes, values, op, context)
-        fn("finish")(rows, op, context)
+            each(drivers.ascend, rows, leaves, codes, values, op, context)
+        each(drivers.finish, rows, op, context)
+
+    def _spread(self, trees):
+        """A function calling a compiled loop over the ``trees`` trees: on this thread, or on
+        ``num_threads`` threads at once, each a contiguous range of them (the loops run
+        without the GIL; every tree's arithmetic is its own, so the results are the same)."""
+        threads = min(self.num_threads, trees)
+        if threads <= 1:
+            return lambda fn, *args: fn(*args, 0, trees)
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(self.num_threads)
+        bounds = np.linspace(0, trees, threads + 1).astype(np.int64)
+
+        def each(fn, *args):
+            parts = [
+                self._pool.submit(fn, *args, int(lo), int(hi))
+                for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+            ]
+            for part in parts:
+                part.result()
+
+        return each
 
     def _evaluate(self, movers):
         """The Python evaluator's values (T,) for the T trees' leaves, whose observations the
@@ -498,7 +529,17 @@ class MCTS:
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        for key in ("_tree", "_game", "_obs", "_drivers", "_held", "_context", "_used", "_logits"):
+        for key in (
+            "_tree",
+            "_game",
+            "_obs",
+            "_drivers",
+            "_held",
+            "_context",
+            "_used",
+            "_logits",
+            "_pool",
+        ):
             state.pop(key, None)
         state["_trees"] = 0
         return state
@@ -506,6 +547,7 @@ class MCTS:
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._drivers = None
+        self._pool = None
 
     def __repr__(self):
         return (
