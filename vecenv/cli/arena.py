@@ -252,8 +252,8 @@ def add_parser(sub):
     play.add_argument(
         "--agent",
         default="random",
-        help="random, a built-in agent of the game, file.py (its get_action), module:function, "
-        "or policy.pt (saved by vecenv train ppo)",
+        help="random, a built-in agent of the game (mcts or mcts:N, the search, included), "
+        "file.py (its get_action), module:function, or policy.pt (saved by vecenv train ppo)",
     )
     play.add_argument("--game", help="the game of a built-in agent (default: the env's name)")
     play.add_argument("--runs", type=int, default=100, help="runs to finish (100)")
