@@ -4,12 +4,12 @@ For each game with a ``ppo.json`` (``vecenv.ppo.zoo``), trains seeds 1-5 (``--se
 game's tuned configuration until the mean return of the last 100 episodes reaches the target or
 the configuration's step budget runs out, and reports per game: seeds solved, median env steps
 and median wall time to the target (compilation excluded; PyTorch on one thread). Writes
-``ppo_zoo.json`` to ``--out`` (default ``docs/training``) and, with ``--readme``, the table into
-README.md between the ``ppo-zoo`` markers, labelled with the run's date and machine.
+``ppo_zoo.json`` to ``--out`` (default ``docs/training``) and, with ``--docs``, the table into
+docs/training.md between the ``ppo-zoo`` markers, labelled with the run's date and machine.
 
     python benchmarks/ppo_zoo.py                      # every tuned game, seeds 1-5
     python benchmarks/ppo_zoo.py --games cartpole --seeds 1,2
-    python benchmarks/ppo_zoo.py --readme             # and rewrite README's table
+    python benchmarks/ppo_zoo.py --docs               # and rewrite docs/training.md's table
 """
 
 import argparse
@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "training.md"  # the page whose table --docs rewrites
 START, END = "<!-- ppo-zoo:start -->", "<!-- ppo-zoo:end -->"
 
 
@@ -47,7 +48,7 @@ def prove(games, seeds, out=sys.stdout):
 
 
 def rows(results):
-    """One summary row per game: the figures README's table shows."""
+    """One summary row per game: the figures docs/training.md's table shows."""
     from vecenv import registry
     from vecenv.ppo import zoo
 
@@ -86,7 +87,7 @@ def machine():
 
 def markdown(table, where):
     lines = [
-        f"Run: `python benchmarks/ppo_zoo.py --readme` on {where['date']}, "
+        f"Run: `python benchmarks/ppo_zoo.py --docs` on {where['date']}, "
         f"{where['cpus']} vCPUs, PyTorch {where['torch']} on one thread. Wall times are "
         "this machine's (compilation excluded); the steps are what any machine's run of the "
         "same seed gives, up to floating-point differences between CPUs.",
@@ -105,12 +106,12 @@ def markdown(table, where):
     return "\n".join(lines)
 
 
-def write_readme(text, readme=ROOT / "README.md"):
-    content = readme.read_text()
+def write_table(text, page=PAGE):
+    content = page.read_text()
     pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.S)
     if not pattern.search(content):
-        raise SystemExit(f"{readme}: no {START} ... {END} markers")
-    readme.write_text(pattern.sub(lambda _: f"{START}\n{text}\n{END}", content))
+        raise SystemExit(f"{page}: no {START} ... {END} markers")
+    page.write_text(pattern.sub(lambda _: f"{START}\n{text}\n{END}", content))
 
 
 def main(argv=None):
@@ -118,7 +119,7 @@ def main(argv=None):
     parser.add_argument("--games", help="comma-separated games (default: every tuned game)")
     parser.add_argument("--seeds", default="1,2,3,4,5", help="comma-separated seeds (1-5)")
     parser.add_argument("--out", default=str(ROOT / "docs" / "training"), help="output folder")
-    parser.add_argument("--readme", action="store_true", help="rewrite README's table")
+    parser.add_argument("--docs", action="store_true", help="rewrite docs/training.md's table")
     args = parser.parse_args(argv)
     import torch
 
@@ -134,8 +135,8 @@ def main(argv=None):
         json.dump({"machine": where, "games": table}, f, indent=2)
     text = markdown(table, where)
     print(text)
-    if args.readme:
-        write_readme(text)
+    if args.docs:
+        write_table(text)
     return 0 if all(row["solved"] == len(row["seeds"]) for row in table) else 1
 
 

@@ -60,7 +60,7 @@ _declare()
 def _envs(n, precision="float64"):
     with warnings.catch_warnings():  # PufferLib imports the unmaintained gym package
         warnings.simplefilter("ignore")
-        need("pufferlib.vector", "pufferlib 3.0 (see README, PufferLib)")
+        need("pufferlib.vector", "pufferlib 3.0 (see docs/faces/pufferlib.md)")
         import pufferlib
         import pufferlib.vector
 

@@ -40,6 +40,7 @@ LAYERS = (
             "vecenv.spec",
             "vecenv.positions",
             "vecenv.memory",
+            "vecenv.search",
             "vecenv.seats",
             "vecenv.opponent",
             "vecenv.stats",

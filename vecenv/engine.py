@@ -9,6 +9,7 @@ call. Copy what you keep (the faces do, where their interface promises fresh arr
 """
 
 import contextlib
+import re
 import time
 
 import numba
@@ -158,8 +159,12 @@ def _compiling(game):
         raise registry.GameError(_compile_report(game, str(exc))) from None
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def _compile_report(game, text):
-    lines = text.splitlines()
+    # numba colours its report where pygments is installed: the message is read, and shown, plain.
+    lines = _ANSI.sub("", text).splitlines()
     where = ""
     for k, line in enumerate(lines):
         if line.startswith('File "') and "vecenv_drivers_" not in line:
@@ -266,7 +271,7 @@ class Engine:
             if self.precision != _precision.DEFAULT:
                 _precision.check_declaration(rules, fields, self._cfg)
             self._drivers = build.load_drivers(
-                self.name, rules, self.action.discrete, self.precision
+                self.name, rules, self.action.discrete, precision_name=self.precision
             )
         except ValueError as e:  # a declaration the copy cannot follow
             raise registry.GameError(f"{self.name}: {e}") from None

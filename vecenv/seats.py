@@ -10,19 +10,33 @@ league all seat their agents with it.
 import numba
 import numpy as np
 
-from vecenv import registry
+from vecenv import registry, search
 from vecenv.kernels.agents import AGENT_RNG, agent_words, memory_words
 from vecenv.kernels.turns import ACTIVE, INVALID
 
 from .engine import is_integer
 
 
+def builtin_names(game):
+    """The names of the agents every seat of ``game`` may be given: its own (``agents.py``)
+    and, for a two-agent game, ``mcts`` (``vecenv.search``)."""
+    module = registry.game_module(game, "agents")
+    names = tuple(module.NAMES) if module is not None else ()
+    if registry.get_spec(game).num_agents == 2:
+        names += (search.AGENT,)
+    return names
+
+
 def check_agent(game, agent):
-    """A ValueError unless ``agent`` is one of the game's built-in names or a callable."""
+    """A ValueError unless ``agent`` is one of the game's built-in names, the search agent
+    (``mcts``, ``mcts:N`` or a ``search.MCTSAgent``) or a callable."""
+    if search.agent_spec(agent) is not None:
+        return
     module = registry.game_module(game, "agents")
     names = tuple(module.NAMES) if module is not None else ()
     if isinstance(agent, str) and agent not in names:
-        raise ValueError(f"unknown agent {agent!r} for {game}; built-in agents: {', '.join(names)}")
+        known = ", ".join(builtin_names(game))
+        raise ValueError(f"unknown agent {agent!r} for {game}; built-in agents: {known}")
     if not isinstance(agent, str) and not callable(agent):
         raise ValueError(f"an agent must be a built-in name or a callable, got {agent!r}")
 
@@ -88,7 +102,12 @@ class Seats:
         """``agent`` plays seat ``seat_of[i]`` of episode i, instead of whoever played it."""
         check_agent(self.engine.name, agent)
         rows = np.arange(self.engine.num_envs)
-        if isinstance(agent, str):
+        searcher = search.agent_spec(agent)
+        if searcher is not None:  # the search: it moves where a Python policy would
+            self._kinds[rows, seat_of] = -1
+            seats = np.asarray(seat_of, dtype=np.int64)
+            self.policies.append((search.SeatSearch(self.engine, searcher), seats))
+        elif isinstance(agent, str):
             self._kinds[rows, seat_of] = self.names.index(agent)
         else:
             self._kinds[rows, seat_of] = -1
@@ -145,10 +164,15 @@ class Seats:
             return
         status = self.engine._states["status"]
         for policy, seat_of in self.policies:
-            _python_moves(self.engine, policy, seat_of, status, self._kinds, actions)
+            if isinstance(policy, search.SeatSearch):
+                policy.moves(self, seat_of, actions)
+            else:
+                _python_moves(self.engine, policy, seat_of, status, self._kinds, actions)
 
 
 def agent_name(agent):
+    if isinstance(agent, search.MCTSAgent):
+        return agent.name
     return agent if isinstance(agent, str) else getattr(agent, "__name__", type(agent).__name__)
 
 

@@ -62,6 +62,11 @@ class DeviceSeats:
         if not isinstance(agent, str):
             raise ValueError("on the GPU only built-in agents (names) play: policies need the host")
         check_agent(self.engine.name, agent)
+        if agent not in self.names:
+            raise ValueError(
+                f"on the GPU only {self.engine.name}'s own agents ({', '.join(self.names)}) play: "
+                f"{agent} searches on the host"
+            )
         seat_of = np.asarray(seat_of, dtype=np.int64)
         self._kinds[np.arange(self.engine.num_envs), seat_of] = self.names.index(agent)
         self.kinds.copy_to_device(self._kinds)

@@ -40,8 +40,11 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         num_envs: N.
         num_workers: Ray actors; worker w plays a contiguous slice of about N / num_workers.
         seed: as ``GameVectorEnv``'s (None draws one).
-        autoreset_mode, max_episode_steps, render_mode, copy, **configuration: as
-            ``GameVectorEnv``'s.
+        autoreset_mode: as ``GameVectorEnv``'s.
+        max_episode_steps: as ``GameVectorEnv``'s.
+        render_mode: as ``GameVectorEnv``'s.
+        copy: as ``GameVectorEnv``'s.
+        **configuration: as ``GameVectorEnv``'s.
         num_threads: threads of each worker's engine (trajectories never depend on it).
         num_cpus_per_worker: CPUs Ray reserves for each worker (default 1; a fraction packs
             more workers than CPUs). A cluster that cannot place the workers is a ValueError at
