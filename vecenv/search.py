@@ -30,7 +30,7 @@ subtracts it, as mctx's discount of -1). Where both seats move at once (rps) the
 chooses and the other's action is drawn uniformly from its legal ones.
 
 The agent ``mcts`` of every two-agent game is this search playing the seat to move (random
-rollouts, PUCT, ``DEFAULT_SIMULATIONS`` simulations; ``"mcts:400"`` sets them): ``MCTSAgent``,
+rollouts, UCT, ``DEFAULT_SIMULATIONS`` simulations; ``"mcts:400"`` sets them): ``MCTSAgent``,
 and ``agent_spec`` reads the names.
 """
 
