@@ -1,11 +1,13 @@
 """Proof that the tuned PPO configurations learn: every seed must reach its game's target.
 
 For each game with a ``ppo.json`` (``vecenv.ppo.zoo``), trains seeds 1-5 (``--seeds``) with the
-game's tuned configuration until the mean return of the last 100 episodes reaches the target or
-the configuration's step budget runs out, and reports per game: seeds solved, median env steps
-and median wall time to the target (compilation excluded; PyTorch on one thread). Writes
-``ppo_zoo.json`` to ``--out`` (default ``docs/training``) and, with ``--readme``, the table into
-README.md between the ``ppo-zoo`` markers, labelled with the run's date and machine.
+game's tuned configuration until the running mean reaches the target or the configuration's step
+budget runs out, and reports per game: what the running mean measures (the mean return of the last
+100 episodes, or for a continuing game the mean reward per step of the last 100 segments), seeds
+solved, median env steps and median wall time to the target (compilation excluded; PyTorch on one
+thread). Writes ``ppo_zoo.json`` to ``--out`` (default ``docs/training``) and, with ``--readme``,
+the table into README.md between the ``ppo-zoo`` markers, labelled with the run's date, machine
+and load average (sampled after every seed, as other work shares the machine).
 
     python benchmarks/ppo_zoo.py                      # every tuned game, seeds 1-5
     python benchmarks/ppo_zoo.py --games cartpole --seeds 1,2
@@ -26,8 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 START, END = "<!-- ppo-zoo:start -->", "<!-- ppo-zoo:end -->"
 
 
-def prove(games, seeds, out=sys.stdout):
-    """{game: [Attempt per seed]}, printing each attempt as it ends."""
+def prove(games, seeds, out=sys.stdout, loads=None):
+    """{game: [Attempt per seed]}, printing each attempt as it ends; the 1-minute load average
+    after each attempt is appended to ``loads`` (where given)."""
     from vecenv.ppo import zoo
 
     results = {}
@@ -36,14 +39,24 @@ def prove(games, seeds, out=sys.stdout):
         for seed in seeds:
             attempt = zoo.attempt(game, seed)
             results[game].append(attempt)
+            if loads is not None:
+                loads.append(os.getloadavg()[0])
             state = "solved" if attempt.solved else "NOT solved"
+            metric = attempt.metric.removeprefix("mean_").replace("_", " ")
             print(
                 f"{game} seed {seed}: {state} at {attempt.steps:,} steps, "
-                f"{attempt.seconds:.1f} s (mean return {attempt.mean_return:.1f})",
+                f"{attempt.seconds:.1f} s (mean {metric} {attempt.mean:.4g})",
                 file=out,
                 flush=True,
             )
     return results
+
+
+def measure(config):
+    """What a row's running mean is, in the table's words."""
+    if config.segment:
+        return f"reward per step ({config.window} segments of {config.segment:,} steps)"
+    return f"return ({config.window} episodes)"
 
 
 def rows(results):
@@ -59,6 +72,8 @@ def rows(results):
             {
                 "game": game,
                 "id": registry.get_spec(game).gym["id"],
+                "metric": entry.config().metric,
+                "measure": measure(entry.config()),
                 "target": entry.target,
                 "target_source": entry.target_source,
                 "budget": entry.config().total_steps,
@@ -72,7 +87,7 @@ def rows(results):
     return table
 
 
-def machine():
+def machine(loads=()):
     import torch
 
     return {
@@ -81,25 +96,33 @@ def machine():
         "python": platform.python_version(),
         "torch": torch.__version__,
         "torch_threads": 1,
+        "load_average": [round(x, 2) for x in loads],  # 1-minute, after each seed
     }
 
 
 def markdown(table, where):
+    loads = where.get("load_average") or []
+    load = (
+        f", load average {statistics.median(loads):.1f} (1-minute, median over the seeds; "
+        f"{min(loads):.1f}-{max(loads):.1f})"
+        if loads
+        else ""
+    )
     lines = [
         f"Run: `python benchmarks/ppo_zoo.py --readme` on {where['date']}, "
-        f"{where['cpus']} vCPUs, PyTorch {where['torch']} on one thread. Wall times are "
-        "this machine's (compilation excluded); the steps are what any machine's run of the "
-        "same seed gives, up to floating-point differences between CPUs.",
+        f"{where['cpus']} vCPUs{load}, PyTorch {where['torch']} on one thread. Wall times are "
+        "this machine's under that load (compilation excluded); the steps are what any "
+        "machine's run of the same seed gives, up to floating-point differences between CPUs.",
         "",
-        "| game | target (source) | seeds solved | median steps to target | "
-        "median wall time | step budget |",
-        "|---|---|---|---|---|---|",
+        "| game | measured by the mean | target (source) | seeds solved | "
+        "median steps to target | median wall time | step budget |",
+        "|---|---|---|---|---|---|---|",
     ]
     for row in table:
         steps = f"{row['median_steps']:,.0f}" if row["median_steps"] is not None else "-"
         secs = f"{row['median_seconds']:.1f} s" if row["median_seconds"] is not None else "-"
         lines.append(
-            f"| {row['id']} | {row['target']:g} ({row['target_source']}) | "
+            f"| {row['id']} | {row['measure']} | {row['target']:g} ({row['target_source']}) | "
             f"{row['solved']}/{len(row['seeds'])} | {steps} | {secs} | {row['budget']:,} |"
         )
     return "\n".join(lines)
@@ -127,8 +150,9 @@ def main(argv=None):
     torch.set_num_threads(1)
     games = args.games.split(",") if args.games else sorted(zoo.all_tuned())
     seeds = [int(s) for s in args.seeds.split(",")]
-    table = rows(prove(games, seeds))
-    where = machine()
+    loads = []
+    table = rows(prove(games, seeds, loads=loads))
+    where = machine(loads)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "ppo_zoo.json"), "w") as f:
         json.dump({"machine": where, "games": table}, f, indent=2)
