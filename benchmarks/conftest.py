@@ -1,6 +1,7 @@
 """pytest-benchmark setup of the suites, the comparison table printed at the end of a run, and the
 regression check on normalised figures (``vecenv.perf.pytest_plugin``: ``--vecenv-fail-over``)."""
 
+import importlib.util
 import os
 import sys
 
@@ -8,7 +9,17 @@ import sys
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 sys.path.insert(0, os.path.dirname(__file__))
 # The tests' helpers (the Kaggle reference, tests/isolated.py), behind every installed package.
-sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.append(ROOT)
+# Pgx installs a top-level package named ``tests`` of its own: ``tests`` here is this checkout's.
+_tests = sys.modules.get("tests")
+if _tests is None or not os.path.dirname(getattr(_tests, "__file__", "") or "").startswith(ROOT):
+    _spec = importlib.util.spec_from_file_location(
+        "tests", os.path.join(ROOT, "tests", "__init__.py"),
+        submodule_search_locations=[os.path.join(ROOT, "tests")],
+    )  # fmt: skip
+    sys.modules["tests"] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(sys.modules["tests"])
 
 import report  # noqa: E402
 

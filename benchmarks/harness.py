@@ -366,6 +366,35 @@ def timed_for(benchmark, round_fn, seconds=RANDOM_SECONDS):
     timed(benchmark, round_fn, rounds, warmup_rounds=0)
 
 
+def stream_round(n, steps, threads, game="connectx"):
+    """vecenv's counterpart of Pgx's scan: ``n`` games, every game moving every step, the built-in
+    random agents choosing the moves inside the engine, a finished game replaced in the same step
+    (same-step autoreset, as Pgx's ``auto_reset``)."""
+    import vecenv
+    from vecenv.selfplay import Seats
+
+    engine = vecenv.make(
+        game,
+        num_envs=n,
+        seed=0,
+        autoreset="same_step",
+        num_threads=threads,
+        parallel=threads > 1,
+    )
+    seats = Seats(engine)
+    seats.assign("random", np.zeros(n, dtype=np.int64))
+    seats.assign("random", np.ones(n, dtype=np.int64))
+    finished = []
+
+    def round_fn():
+        before = int(seats.ends.sum())
+        seats.step(steps)
+        finished.append(int(seats.ends.sum()) - before)
+
+    round_fn()  # compiles (or loads) the kernels
+    return round_fn, finished
+
+
 def pgx_modules():
     """(jax, pgx), or a skip with the reason."""
     return _jax_with("pgx", "pgx", "pgx.experimental")[:2]

@@ -31,6 +31,7 @@ from harness import gymnax_round, pgx_round, timed
 
 import vecenv
 from vecenv.cuda import gpu_available
+from vecenv.seats import Seats
 
 T = 32  # steps (or plies) a round
 EXPONENTS = (12, 14, 16, 18, 20, 22)
@@ -164,7 +165,7 @@ def _selfplay_cuda(n):
 def _selfplay_cpu(n):
     engine = vecenv.make("connectx", n, seed=0, autoreset="same_step", num_threads=CPU_THREADS,
                          parallel=True)  # fmt: skip
-    seats = vecenv.selfplay.Seats(engine)
+    seats = Seats(engine)
     seats.assign("random", np.zeros(n, dtype=np.int64))
     seats.assign("random", np.ones(n, dtype=np.int64))
 

@@ -1,18 +1,19 @@
-"""MinAtar Breakout at N = 4096 against gymnax's ``Breakout-MinAtar``.
+"""MinAtar's five games at N = 4096 against gymnax's ``<Game>-MinAtar``.
 
-Env-steps per second of the engine (``vecenv.make("minatar_breakout", num_envs=N)``, one thread,
+Env-steps per second of the engine (``vecenv.make("minatar_<game>", num_envs=N)``, one thread,
 random actions of the minimal set drawn before timing, MinAtar's sticky actions and same-step...
 next-step autoreset as the engine does by default) against gymnax's ``step`` under
 ``jax.jit(jax.vmap(...))`` on CPU over random actions of the same set: a ``jax.lax.scan`` of
-T = 32 steps in one call returning every step's observation (10x10x4), reward and termination
+T = 32 steps in one call returning every step's observation (10x10xC), reward and termination
 (``gymnax scan``, the figure the target is for), the same without observations (``gymnax scan,
 obs dropped``: an upper bound on gymnax), and one jitted step a call (``gymnax per call``).
-Compile time is excluded. Both sides run the same rules (gymnax ports MinAtar's Breakout; its
-episodes are truncated at 1000 steps, as ours by default) with their own random streams.
-Target: the engine at least 10x the gymnax scan. gymnax is an optional peer (``pip install
-gymnax``, with jax); where it does not install or import, its benchmarks skip with the reason.
+Compile time is excluded. Both sides run the same games (gymnax ports MinAtar's; its episodes are
+truncated at 1000 steps, Freeway's at 2500, as ours by default) with their own random streams.
+Target: the engine at least 10x the gymnax scan for each game. gymnax is an optional peer
+(``pip install gymnax``, with jax); where it does not install or import, its benchmarks skip with
+the reason. gymnax's Seaquest runs about 10 k steps/s here: its rounds take seconds.
 
-Keys: ("Breakout-MinAtar", 4096, impl) with impl "vecenv", "gymnax-scan", "gymnax-scan-noobs",
+Keys: ("<Game>-MinAtar", 4096, impl) with impl "vecenv", "gymnax-scan", "gymnax-scan-noobs",
 "gymnax-step".
 """
 
@@ -33,23 +34,38 @@ from harness import (
 N = 4096
 T = 32
 TARGET = 10.0
-KEY = ("Breakout-MinAtar", N)
-SECTION = f"MinAtar Breakout, N={N}: vecenv engine (1 thread) vs gymnax Breakout-MinAtar (jax CPU)"
+# gymnax's id: (our game, its title, actions in the minimal set, our step's cost in CartPoles)
+GAMES = {
+    "Breakout-MinAtar": ("minatar_breakout", "Breakout", 3, 4),
+    "Asterix-MinAtar": ("minatar_asterix", "Asterix", 5, 4),
+    "Freeway-MinAtar": ("minatar_freeway", "Freeway", 3, 4),
+    "Seaquest-MinAtar": ("minatar_seaquest", "Seaquest", 6, 8),
+    "SpaceInvaders-MinAtar": ("minatar_space_invaders", "Space Invaders", 4, 4),
+}
 
-
-declare_gymnax(SECTION, f"Breakout N={N}", KEY, "vecenv minatar_breakout", T, TARGET)
+for gym_id, (game, title, _, _) in GAMES.items():
+    declare_gymnax(
+        f"MinAtar {title}, N={N}: vecenv engine (1 thread) vs gymnax {gym_id} (jax CPU)",
+        f"{title} N={N}",
+        (gym_id, N),
+        f"vecenv {game}",
+        T,
+        TARGET,
+    )
 
 
 @pytest.mark.parametrize("impl", ("vecenv",) + GYMNAX_IMPLS)
-def test_breakout_vs_gymnax(benchmark, impl):
-    benchmark.group = f"MinAtar Breakout N={N} vs gymnax"
+@pytest.mark.parametrize("gym_id", GAMES)
+def test_minatar_vs_gymnax(benchmark, gym_id, impl):
+    game, title, actions, cost = GAMES[gym_id]
+    benchmark.group = f"MinAtar {title} N={N} vs gymnax"
     if impl == "vecenv":
-        engine = make_engine("minatar_breakout", N, 1)
-        rows = engine_action_rows(engine, calls_per_round(N, cost=4))
+        engine = make_engine(game, N, 1)
+        rows = engine_action_rows(engine, calls_per_round(N, cost=cost))
         calls = run_steps(benchmark, engine.step, rows)
     else:
         count = 4 if impl == "gymnax-step" else T
-        rows = list(np.random.default_rng(0).integers(0, 3, size=(count, N)))
-        round_fn, calls = gymnax_round("Breakout-MinAtar", impl, rows, T)
+        rows = list(np.random.default_rng(0).integers(0, actions, size=(count, N)))
+        round_fn, calls = gymnax_round(gym_id, impl, rows, T)
         run_rounds(benchmark, round_fn)
-    report.record(benchmark, KEY + (impl,), calls, N, impl=impl)
+    report.record(benchmark, (gym_id, N, impl), calls, N, impl=impl)

@@ -46,7 +46,7 @@ _declare()
 def _envs(n):
     with warnings.catch_warnings():  # PufferLib imports the unmaintained gym package
         warnings.simplefilter("ignore")
-        need("pufferlib.vector", "pufferlib 3.0 (see README, PufferLib)")
+        need("pufferlib.vector", "pufferlib 3.0 (see docs/faces/pufferlib.md)")
         import pufferlib
         import pufferlib.vector
 

@@ -58,10 +58,9 @@ prints every rate as "steps/s".
 import contextlib
 import random
 
-import numpy as np
 import pytest
 import report
-from harness import cpu_threads, declare_pgx, one_cpu, pgx_round, timed, timed_for
+from harness import cpu_threads, declare_pgx, one_cpu, pgx_round, stream_round, timed, timed_for
 
 import vecenv.selfplay
 
@@ -201,32 +200,6 @@ def test_negamax_vs_random(benchmark, impl):
 # -- random self-play against Pgx ----------------------------------------------------------------
 
 
-def _stream_round(n, steps, threads, game="connectx"):
-    """vecenv's counterpart of Pgx's scan: ``n`` games, every game moving every step, the built-in
-    random agents choosing the moves inside the engine, a finished game replaced in the same step
-    (same-step autoreset, as Pgx's ``auto_reset``)."""
-    engine = vecenv.make(
-        game,
-        num_envs=n,
-        seed=0,
-        autoreset="same_step",
-        num_threads=threads,
-        parallel=threads > 1,
-    )
-    seats = vecenv.selfplay.Seats(engine)
-    seats.assign("random", np.zeros(n, dtype=np.int64))
-    seats.assign("random", np.ones(n, dtype=np.int64))
-    finished = []
-
-    def round_fn():
-        before = int(seats.ends.sum())
-        seats.step(steps)
-        finished.append(int(seats.ends.sum()) - before)
-
-    round_fn()  # compiles (or loads) the kernels
-    return round_fn, finished
-
-
 RANDOM_IMPLS = (
     "vecenv-stream-T1",
     "vecenv-stream-T2",
@@ -249,7 +222,7 @@ def test_random_selfplay(benchmark, impl):
         if impl.startswith("pgx"):
             round_fn, finished = pgx_round(n, steps)
         else:
-            round_fn, finished = _stream_round(n, steps, int(impl[-1]))
+            round_fn, finished = stream_round(n, steps, int(impl[-1]))
         with one_cpu() if held else contextlib.nullcontext():
             timed_for(benchmark, round_fn)
         plies = n * steps
@@ -314,7 +287,7 @@ def test_othello_random_selfplay(benchmark, impl):
     if impl.startswith("pgx"):
         round_fn, finished = pgx_round(n, steps, "othello")
     else:
-        round_fn, finished = _stream_round(n, steps, int(impl[-1]), "othello")
+        round_fn, finished = stream_round(n, steps, int(impl[-1]), "othello")
     with one_cpu() if held else contextlib.nullcontext():
         timed_for(benchmark, round_fn)
     info = {

@@ -18,7 +18,18 @@ import pytest
 import report
 from harness import game_of
 
-GAMES = ("CartPole-v1", "Acrobot-v1", "Pendulum-v1", "MountainCar-v0", "MountainCarContinuous-v0")
+GAMES = (
+    "CartPole-v1",
+    "Acrobot-v1",
+    "Pendulum-v1",
+    "MountainCar-v0",
+    "MountainCarContinuous-v0",
+    "MinAtarBreakout-v0",
+    "MinAtarAsterix-v0",
+    "MinAtarFreeway-v0",
+    "MinAtarSeaquest-v0",
+    "MinAtarSpaceInvaders-v0",
+)
 
 SCRIPT = """
 import json, sys, time

@@ -1,10 +1,11 @@
-"""Compiles a game's batch drivers from the template in ``drivers.py``.
+"""Compiles a game's batch drivers from the templates ``drivers.py`` and ``search_drivers.py``.
 
 numba cannot cache a driver made by a closure over the rules (the pickled closure differs in every
-process, so each start recompiles). Instead each game gets a generated copy of ``drivers.py`` whose
+process, so each start recompiles). Instead each game gets a generated copy of a template whose
 binding block imports that game's rules; numba caches it like any module. The file name carries a
 hash of the template, the rules' source and the numba version, so editing any of them makes a new
-file (and a fresh compile) instead of reusing stale machine code.
+file (and a fresh compile) instead of reusing stale machine code. The engine's drivers are one
+copy; the search's (``search_drivers.py``, loaded only by a search) another.
 """
 
 import functools
@@ -20,21 +21,29 @@ from types import ModuleType
 
 import numba
 
-from . import cache, drivers
+from . import cache, drivers, search_drivers
 
 _BEGIN = "# >>> bindings\n"
 _END = "# <<< bindings\n"
 _PARALLEL_BEGIN = "# >>> parallel variants\n"
 _PARALLEL_END = "# <<< parallel variants\n"
-_PARALLEL_NAMES = ("step", "act_agents")
+# Each template: its module, the functions of its parallel block, the generated modules' prefix.
+_TEMPLATES = {
+    "drivers": (drivers, ("step", "act_agents"), "vecenv_drivers_"),
+    # The search runs its threads itself (each on a range of trees, ``nogil``): no variants.
+    "search": (search_drivers, (), "vecenv_drivers_search_"),
+}
 
 
-def _parallel_variant(template):
+def _parallel_variant(template, names):
     """The functions of the template's parallel block, rewritten as ``<name>_parallel``: the same
-    bodies, compiled with ``parallel=True``, with ``nb.prange`` on the loops marked "parallel"."""
+    bodies, compiled with ``parallel=True``, with ``nb.prange`` on the loops marked "parallel"
+    (none for a template without the block)."""
+    if _PARALLEL_BEGIN not in template:
+        return ""
     block = template.split(_PARALLEL_BEGIN, 1)[1].split(_PARALLEL_END, 1)[0]
     block = block.replace('error_model="numpy")', 'error_model="numpy", parallel=True)')
-    for name in _PARALLEL_NAMES:
+    for name in names:
         assert block.count(f"def {name}(") == 1
         block = re.sub(rf"\b{name}\(", f"{name}_parallel(", block)
     lines = []
@@ -63,8 +72,9 @@ def _agents_module(rules_module):
         raise
 
 
-def driver_source(rules_module, action_discrete):
-    template = inspect.getsource(drivers)
+def driver_source(rules_module, action_discrete, kind="drivers"):
+    module, parallel_names, _ = _TEMPLATES[kind]
+    template = inspect.getsource(module)
     head, rest = template.split(_BEGIN, 1)
     _, tail = rest.split(_END, 1)
     name = rules_module.__name__
@@ -80,14 +90,14 @@ def driver_source(rules_module, action_discrete):
     else:
         bindings += "game_act = None\n"
     return (
-        f"# Generated from vecenv/kernels/drivers.py for {name}; do not edit.\n"
+        f"# Generated from vecenv/kernels/{Path(module.__file__).name} for {name}; do not edit.\n"
         + head
         + _BEGIN
         + bindings
         + _END
         + tail
         + "\n\n"
-        + _parallel_variant(template)
+        + _parallel_variant(template, parallel_names)
     )
 
 
@@ -118,10 +128,11 @@ def _flush_numba_caches(paths):
 
 
 @functools.cache
-def load_drivers(game, rules_module, action_discrete):
-    """Import (writing it first if needed) the generated driver module of ``game``; once per
-    process, so making more engines of a game neither re-reads nor re-hashes its sources."""
-    source = driver_source(rules_module, action_discrete)
+def load_drivers(game, rules_module, action_discrete, kind="drivers"):
+    """Import (writing it first if needed) the generated driver module of ``game`` (``kind``
+    "drivers", the engine's, or "search", the search's); once per process, so making more
+    engines of a game neither re-reads nor re-hashes its sources."""
+    source = driver_source(rules_module, action_discrete, kind)
     digest = hashlib.sha256((source + numba.__version__).encode())
     # The rules inline code from every module they import: any edit there must give a new
     # module, or numba would keep serving machine code compiled from the old source.
@@ -137,7 +148,7 @@ def load_drivers(game, rules_module, action_discrete):
     sources |= {str(p) for p in Path(rules_module.__file__).parent.rglob("*.py")}
     for path in sorted(sources | core):
         digest.update(path.encode() + Path(path).read_bytes())
-    modname = f"vecenv_drivers_{game}_{digest.hexdigest()[:16]}"
+    modname = f"{_TEMPLATES[kind][2]}{game}_{digest.hexdigest()[:16]}"
     path = cache_dir() / f"{modname}.py"
     if not path.exists():
         # Something the game compiles from changed (or this is its first build). numba keys a

@@ -11,6 +11,8 @@ describes, or raise ``PositionError`` naming the field and why the rules cannot 
   takes its value at the game's start;
 - ``given["status"]``, ``given["reward"]``: (agents,) Kaggle status codes (``turns``) and float64
   rewards, or absent for the game's start values (games played by several agents);
+- ``given[key]`` for each of the game's own keys (``POSITION_KEYS`` in its rules, such as chess's
+  ``"fen"``) the position holds, unchecked: the hook checks it;
 
 The engine then checks the record as ``set_state`` checks one (``STATE_BOUNDS``, ``check_state``),
 so a hook that writes something the rules cannot run is refused too, never run.

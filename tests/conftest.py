@@ -23,6 +23,14 @@ cachelock.install()
 # kaggle-environments is installed apart, on its first import (see tests/isolated.py).
 isolated.kaggle_on_import()
 
+# In CI (.ci/run sets CI=1) hypothesis draws the same examples every run: a verdict on `main`
+# never depends on the draw. Locally it explores afresh each run and remembers its failures.
+if os.environ.get("CI"):
+    from hypothesis import settings
+
+    settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+    settings.load_profile("ci")
+
 
 @pytest.fixture(autouse=True)
 def _forget_registered_games():

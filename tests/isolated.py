@@ -22,7 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-# The release the Kaggle games and face are tested against (the behaviours README lists).
+# The release the Kaggle games and face are tested against (the behaviours that
+# docs/faces/kaggle.md lists).
 KAGGLE_ENVIRONMENTS = "1.33.2"
 
 

@@ -407,8 +407,8 @@ def test_a_ray_address_where_nothing_listens_fails_at_once(capsys):
 
 
 def test_ray_auto_is_the_running_cluster_or_else_a_new_local_one(monkeypatch):
-    from vecenv import cluster
     from vecenv.cli.common import connect_ray
+    from vecenv.ray import cluster
 
     calls = []
 

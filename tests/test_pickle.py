@@ -2,6 +2,7 @@
 uses) and deep-copies mid-episode, and the copy continues bit-identically to the original."""
 
 import copy
+import io
 import json
 import pickle
 import shutil
@@ -191,6 +192,28 @@ def test_seats_continue_identically():
         for s, out in zip(loaded, outs[1:], strict=True):
             assert same(out, outs[0])
             assert same(s.returns, seats.returns) and same(s.memory, seats.memory)
+
+
+def test_pickles_naming_the_old_modules_of_moved_classes_load():
+    """Seats moved from vecenv.selfplay to vecenv.seats, the Ray classes from the module
+    vecenv/ray.py into the package vecenv.ray: pickles made before name the old paths."""
+    engine = vecenv.make("connectx", num_envs=4, seed=2, autoreset="disabled")
+    seats = selfplay.Seats(engine)
+    seats.assign("negamax", np.arange(4) % 2)
+    seats.assign("random", 1 - np.arange(4) % 2)
+    seats.step(3)
+    # Protocol 0 writes a class as "c<module>\n<name>\n": the old module put in its place.
+    blob = pickle.dumps(seats, protocol=0)
+    assert b"cvecenv.seats\nSeats\n" in blob
+    old = pickle.loads(blob.replace(b"cvecenv.seats\nSeats\n", b"cvecenv.selfplay\nSeats\n"))
+    assert type(old) is selfplay.Seats
+    assert same(old.step(2), seats.step(2)) and same(old.returns, seats.returns)
+    pytest.importorskip("ray")
+    import vecenv.ray as on_ray
+
+    finder = pickle.Unpickler(io.BytesIO())
+    for name in ("VectorEnv", "MultiAgentVectorEnv", "Worker"):
+        assert finder.find_class("vecenv.ray", name) is getattr(on_ray, name)
 
 
 def test_match_results_pickle():

@@ -12,7 +12,7 @@ from tests.envs.reference import need
 
 with warnings.catch_warnings():  # PufferLib imports the unmaintained gym package
     warnings.simplefilter("ignore")
-    need("pufferlib.vector", "pufferlib 3.0 (see README, PufferLib)")
+    need("pufferlib.vector", "pufferlib 3.0 (see docs/faces/pufferlib.md)")
     import pufferlib  # noqa: E402
     import pufferlib.vector  # noqa: E402
 

@@ -1,281 +1,32 @@
-"""README.md's examples run as written: every python, pycon, bash and console block, each in a
-fresh process, in a temporary folder per section (blocks of one section share it, in order, so a
-later block finds what an earlier one wrote).
+"""README.md's examples run as written (see ``tests/markdown_blocks.py`` for the directives), and
+README stays a front page whose links into the site's pages resolve."""
 
-The blocks are collected by mktestdocs. An HTML comment on the line before a block directs it:
-- ``<!-- skip: REASON -->``: not run (a GPU, a cluster, a server left running, the whole suite);
-- ``<!-- requires: MODULE -->``: run where MODULE imports; skipped outside CI otherwise;
-- ``<!-- continues -->``: a python block run after the python block before it, in one process;
-- ``<!-- excerpt: PATH -->``: a python excerpt of PATH (from the repository's root): each code line
-  (comments aside) must appear in PATH in the same order;
-- ``<!-- exits: 0 1 -->``: a bash block whose exit status is a verdict on timings (a regression
-  gate): any status listed passes; tests assert no timings. What it prints must still show it ran.
-``pip install ".[X]"`` and ``pip install -e ".[X]"`` lines are not run: the test checks instead
-that every requirement of the extra X is satisfied where it runs (CI installs the test extra).
-Any other ``pip install`` must be in a skipped block.
-
-Console blocks: ``$ `` lines are run with bash; the lines after one are its expected output,
-matched line by line with every number free (run-dependent figures: the text says whose) and runs
-of spaces free; a ``...`` line stands for any number of lines.
-"""
-
-import contextlib
-import importlib.metadata
-import importlib.util
-import os
 import re
-import subprocess
-import sys
-from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
-from mktestdocs import grab_code_blocks
-from packaging.requirements import Requirement
 
-from tests.raycluster import one_ray_at_a_time
+from .markdown_blocks import ROOT, collect, folders_fixture, run_block
 
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    tomllib = pytest.importorskip("tomli")
-
-ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-LANGS = ("python", "pycon", "bash", "console")
-DIRECTIVE = re.compile(r"<!--\s*(skip|requires|continues|excerpt|exits)\s*(?::\s*(.*?))?\s*-->")
-PIP_EXTRA = re.compile(r'^pip install (?:-e )?"\.\[([\w,-]+)\]"\s*(?:#.*)?$')
-NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
-TIMEOUT = 300
-# Runs the doctest read from stdin; fails on a failed example or on none at all.
-DOCTEST = """
-import doctest, sys
-test = doctest.DocTestParser().get_doctest(sys.stdin.read(), {}, "README", "README.md", 0)
-flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-runner = doctest.DocTestRunner(optionflags=flags)
-runner.run(test)
-sys.exit(1 if runner.failures or not test.examples else 0)
-"""
-
-
-@dataclass
-class Block:
-    lang: str
-    code: str
-    line: int
-    section: str
-    index: int  # among the section's blocks
-    directives: dict = field(default_factory=dict)
-    before: list = field(default_factory=list)  # python blocks it continues
-
-    @property
-    def id(self):
-        return f"L{self.line}-{self.lang}-{self.section[:24]}"
-
-
-def collect(text):
-    blocks = []
-    for lang in LANGS:
-        start = 0
-        for code in grab_code_blocks(text, lang=lang):
-            at = text.index(f"```{lang}\n{code}```", start)
-            start = at + 1
-            blocks.append((at, lang, code))
-    blocks.sort()
-    out, counts, previous_python = [], {}, None
-    for at, lang, code in blocks:
-        head = text[:at]
-        sections = re.findall(r"^## (.+)$", head, flags=re.M)
-        section = sections[-1] if sections else "(top)"
-        directives = {}
-        for line in reversed(head.rstrip("\n").split("\n")):
-            match = DIRECTIVE.fullmatch(line.strip())
-            if not match:
-                break
-            directives[match[1]] = match[2] or ""
-        index = counts.get(section, 0)
-        counts[section] = index + 1
-        block = Block(lang, code, head.count("\n") + 1, section, index, directives)
-        if "continues" in directives:
-            assert previous_python is not None, f"README line {block.line}: nothing to continue"
-            block.before = [*previous_python.before, previous_python.code]
-        if lang == "python":
-            previous_python = block
-        out.append(block)
-    return out
-
-
 BLOCKS = collect(README.read_text())
 
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory):
-    made = {}
-
-    def folder(section):
-        if section not in made:
-            made[section] = tmp_path_factory.mktemp(re.sub(r"\W+", "_", section)[:30])
-        return made[section]
-
-    return folder
-
-
-def environment():
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env["MPLBACKEND"] = "Agg"
-    return env
-
-
-def run(argv, cwd, **kwargs):
-    done = subprocess.run(
-        argv,
-        cwd=cwd,
-        env=environment(),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        **kwargs,
-    )
-    return done
-
-
-def check_ran(done, what, exits=(0,)):
-    assert done.returncode in exits, (
-        f"{what} exited {done.returncode}\n--- stdout\n{done.stdout[-4000:]}\n"
-        f"--- stderr\n{done.stderr[-4000:]}"
-    )
-
-
-def unsatisfied(extra):
-    """The requirements of pyproject's extra that the running environment does not satisfy."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert extra in project["optional-dependencies"], f"no extra {extra!r} in pyproject.toml"
-    missing = []
-    for line in project["optional-dependencies"][extra]:
-        requirement = Requirement(line)
-        if requirement.marker is not None and not requirement.marker.evaluate():
-            continue
-        try:
-            version = importlib.metadata.version(requirement.name)
-        except importlib.metadata.PackageNotFoundError:
-            missing.append(f"{line} (not installed)")
-            continue
-        if not requirement.specifier.contains(version, prereleases=True):
-            missing.append(f"{line} (installed: {version})")
-    return missing
-
-
-def without_installs(code):
-    """The bash block's lines but its ``pip install ".[X]"`` ones, each checked as satisfied."""
-    kept = []
-    for line in code.splitlines():
-        match = PIP_EXTRA.match(line.strip())
-        if match:
-            for extra in match[1].split(","):
-                missing = unsatisfied(extra)
-                assert not missing, f"{line}: not satisfied here: {missing}"
-            continue
-        assert not re.search(r"\bpip install\b", line.split("#")[0]), (
-            f"{line!r} would install into the test environment: mark its block <!-- skip: ... -->"
-        )
-        kept.append(line)
-    return "\n".join(kept) + "\n"
-
-
-def strip_comment(line):
-    return re.sub(r"\s+#.*$", "", line).rstrip()
-
-
-def check_excerpt(block):
-    source = [
-        strip_comment(line)
-        for line in (ROOT / block.directives["excerpt"]).read_text().splitlines()
-    ]
-    at = 0
-    for line in block.code.splitlines():
-        code = strip_comment(line)
-        if not code.strip() or code.lstrip().startswith("#"):
-            continue
-        assert code in source[at:], (
-            f"README line {block.line}: {code!r} is not in {block.directives['excerpt']} "
-            "(after the lines before it)"
-        )
-        at = source.index(code, at) + 1
-
-
-def expected_pattern(lines):
-    """A regex for the console output ``lines``: numbers and runs of spaces free, ``...`` any
-    lines."""
-    parts = []
-    for line in lines:
-        if line.strip() == "...":
-            parts.append(r"(?:[^\n]*\n)*?")
-            continue
-        pieces = []
-        for i, text in enumerate(NUMBER.split(line.rstrip())):
-            if i:
-                pieces.append(r"[-+]?\d[\d,]*(?:\.\d+)?")
-            pieces.append(r"\s+".join(re.escape(word) for word in re.split(r"\s+", text)))
-        parts.append("".join(pieces) + r"[ \t]*\n")
-    return re.compile("".join(parts))
-
-
-def console_commands(code):
-    """[(command, expected output lines)] of a console block."""
-    commands = []
-    for line in code.splitlines():
-        if line.startswith("$ "):
-            commands.append((line[2:], []))
-        elif commands and (line.strip() or commands[-1][1]):
-            commands[-1][1].append(line)
-    for _, expected in commands:
-        while expected and not expected[-1].strip():
-            expected.pop()
-    assert commands, "a console block without a $ command: mark it <!-- skip: ... -->"
-    return commands
+    return folders_fixture(tmp_path_factory)
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[b.id for b in BLOCKS])
 def test_readme_block(block, folders):
-    if "skip" in block.directives:
-        pytest.skip(block.directives["skip"])
-    # A block that starts Ray waits for other test modules' Ray (tests/raycluster.py).
-    starts_ray = re.search(r"\bray\b", block.code)
-    with one_ray_at_a_time() if starts_ray else contextlib.nullcontext():
-        _run_block(block, folders)
+    run_block(block, folders)
 
 
-def _run_block(block, folders):
-    needed = block.directives.get("requires")
-    if needed and importlib.util.find_spec(needed) is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"README line {block.line} needs {needed}, not installed in CI")
-        pytest.skip(f"needs {needed}, not installed")
-    cwd = folders(block.section)
-    where = f"README line {block.line} ({block.lang})"
-    if "excerpt" in block.directives:
-        check_excerpt(block)
-    elif block.lang == "python":
-        script = cwd / f"readme_{block.line}.py"
-        script.write_text("\n".join([*block.before, block.code]))
-        check_ran(run([sys.executable, script.name], cwd), where)
-    elif block.lang == "pycon":
-        check_ran(run([sys.executable, "-c", DOCTEST], cwd, input=block.code), where)
-    elif block.lang == "bash":
-        done = run(["bash", "-e", "-u", "-o", "pipefail", "-c", without_installs(block.code)], cwd)
-        exits = tuple(int(x) for x in block.directives.get("exits", "0").split())
-        check_ran(done, where, exits)
-        if exits != (0,):
-            assert done.stdout.strip(), f"{where}: printed nothing"
-    else:
-        for command, expected in console_commands(block.code):
-            done = run(["bash", "-e", "-u", "-o", "pipefail", "-c", without_installs(command)], cwd)
-            check_ran(done, f"{where}: $ {command}")
-            if expected:
-                pattern = expected_pattern(expected)
-                assert pattern.fullmatch(done.stdout), (
-                    f"{where}: $ {command}\nprints:\n{done.stdout}\nREADME shows:\n"
-                    + "\n".join(expected)
-                )
+def test_readme_is_a_front_page_linking_into_the_site():
+    text = README.read_text()
+    assert len(text.splitlines()) <= 250, "README.md is a front page: move the detail to docs/"
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    pages = [link for link in links if link.startswith("docs/")]
+    assert pages, "README.md links into the site's pages"
+    for link in links:
+        if "://" not in link:
+            assert (ROOT / link).exists(), f"README.md links to {link}, which does not exist"

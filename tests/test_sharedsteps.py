@@ -9,7 +9,7 @@ import threading
 import numpy as np
 import pytest
 
-from vecenv import sharedarrays, sharedsteps
+from vecenv.ray import sharedarrays, sharedsteps
 
 
 def test_views_outlive_the_segment_and_its_maker():

@@ -68,9 +68,10 @@ def make(
     ``vecenv.memory``) raises ValueError before allocating."""
     kwargs = dict(configuration, memory_budget=memory_budget)
     if device == "cuda":
-        from .cuda.engine import CudaEngine
+        from . import variants  # the GPU engine is a layer above: vecenv.cuda registers it
 
-        return CudaEngine(game, num_envs, seed, num_threads, autoreset, **kwargs)
+        make_engine = variants.find("cuda", "engine")
+        return make_engine(game, num_envs, seed, num_threads, autoreset, **kwargs)
     if device != "cpu":
         raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
     from .engine import Engine

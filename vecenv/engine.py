@@ -10,6 +10,7 @@ call. Copy what you keep (the faces do, where their interface promises fresh arr
 
 import contextlib
 import os
+import re
 import time
 
 import numba
@@ -164,8 +165,12 @@ def _compiling(game):
         raise registry.GameError(_compile_report(game, str(exc))) from None
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def _compile_report(game, text):
-    lines = text.splitlines()
+    # numba colours its report where pygments is installed: the message is read, and shown, plain.
+    lines = _ANSI.sub("", text).splitlines()
     where = ""
     for k, line in enumerate(lines):
         if line.startswith('File "') and "vecenv_drivers_" not in line:

@@ -2,7 +2,7 @@
 
 ``OpponentEngine`` has the engine's interface with one agent, so the Gymnasium faces take it as
 they take any engine. The trained agent sits in ``seat``; the opponent (a built-in agent of the
-game, or a batched Python policy as in ``vecenv.selfplay``) plays the other seat inside ``step``,
+game, or a batched Python policy, seated by ``vecenv.seats``) plays the other seat inside ``step``,
 as Kaggle's ``train([None, opponent])`` does: after the agent's move, the opponent moves until it
 is the agent's turn again or the game is over; in a simultaneous game both move in the same step.
 The agent's reward is the sum of its rewards over those moves. A move the game refuses (a full
@@ -15,7 +15,7 @@ from vecenv.kernels.state import TERMINATED
 from vecenv.kernels.turns import ACTIVE
 
 from .engine import Engine, action_array, autoreset_mode, fresh_seed, is_integer
-from .selfplay import Seats
+from .seats import Seats
 
 # Opponent replies in one step, at most: a game where the opponent keeps the move longer is
 # refused rather than looped on.

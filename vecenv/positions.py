@@ -8,7 +8,9 @@
 - ``"status"``, ``"reward"``: one per agent, Kaggle's status names (or codes) and rewards, for
   games played by several agents: who is to move follows the statuses;
 - ``"step"``: the steps already taken (for the time limit and rules that count rounds), 0 if left
-  out.
+  out;
+- the game's own keys, where its rules name them in ``POSITION_KEYS`` (chess: ``"fen"``), handed
+  to its position hook as given.
 
 Everything here is checked against the game's spec before the game's ``position`` hook
 (``kernels/position.py``) builds the records, and the records are checked as ``set_state`` checks
@@ -104,9 +106,11 @@ def checked(engine, position):
     """``position`` checked against the game's spec: (the dict the hook is given, the step)."""
     if not isinstance(position, Mapping):
         raise PositionError("position", f"must be a dict, got {type(position).__name__}")
-    unknown = [key for key in position if key not in KEYS]
+    own = tuple(getattr(engine.rules, "POSITION_KEYS", ()))
+    unknown = [key for key in position if key not in KEYS + own]
     if unknown:
-        raise PositionError(str(unknown[0]), f"is no part of a position ({', '.join(KEYS)})")
+        known = ", ".join(KEYS + own)
+        raise PositionError(str(unknown[0]), f"is no part of a position ({known})")
     observation = position.get("observation", {})
     if not isinstance(observation, Mapping):
         raise PositionError("observation", f"must be a dict, got {type(observation).__name__}")
@@ -121,6 +125,9 @@ def checked(engine, position):
     for key, parse in (("status", _statuses), ("reward", _rewards)):
         if key in position:
             given[key] = parse(position[key], engine.num_agents)
+    for key in own:  # the game's own keys (chess's "fen"), as given: its hook checks them
+        if key in position:
+            given[key] = position[key]
     step = position.get("step", 0)
     limit = engine.max_episode_steps
     if not is_integer(step) or step < 0 or (limit is not None and step >= limit):

@@ -1,62 +1,71 @@
 """The game protocol: what a game folder holds, in one place.
 
 The registry checks it, ``vecenv check`` and ``vecenv.testing`` hold games to it, ``vecenv new``
-writes folders that follow it, and README's "Write your own game" walks through it.
+writes folders that follow it, and the documentation's "Write your own game" walks through it
+(docs/own-game/).
 
 A game is a folder ``<name>/`` (anywhere: see ``vecenv.registry``) holding:
 
-``<name>.json``, the specification, in kaggle-environments' format plus what arrays need
-    ``name`` (the folder's), ``title``, ``description``, ``version``, ``agents`` ([1] or [2]);
-    ``configuration``: {key: {type, default, minimum, maximum, description}}, read by the rules as
-    ``cfg.<key>`` (a record: numbers and booleans only);
-    ``observation``: {field: {shape, dtype, low, high, shared, description}}, one array per field,
-    (N, agents, *shape) or (N, *shape) when ``shared``; shapes and bounds may be expressions over
-    the configuration (``"rows * columns"``); ``"kaggle": false`` hides a field from the Kaggle
-    face and ``absent`` names the value Kaggle shows as a missing key;
-    ``action``: Kaggle's integer schema (a discrete action, ``minimum``/``maximum``, or ``low``/
-    ``high`` expressions) or an ``array`` with ``shape``, ``dtype``, ``low``, ``high``;
-    ``reward``; optional sections ``gym`` (``id``, ``max_episode_steps``, ``reward_threshold``:
-    registers ``vecenv/<id>``), ``kaggle`` (present: a Kaggle game, played by ``vecenv.kaggle``),
-    ``status`` (Kaggle's per-seat ``defaults``), ``render`` (``fps``), ``csuite``.
+**``<name>.json``**, the specification, in kaggle-environments' format plus what arrays need:
 
-``rules.py``, the rules, numba functions over one episode's state record ``s``
-    required:
-    ``FIELDS``: the record's fields after the engine's header (``rng``, ``step``, ``done``), a list
-    of ``(name, dtype[, shape])`` or a function of the configuration dict returning one;
-    ``reset(s, cfg)``: start an episode, drawing randomness from ``s.rng`` only
-    (``vecenv.kernels.rng``);
-    ``step(s, cfg, actions, rewards) -> int``: apply this episode's flat action row, write one
-    reward per agent, return non-zero when the episode terminates;
-    ``observe(s, cfg, obs, i)``: write episode ``i``'s observation into the tuple of arrays
-    ``obs`` (the spec's fields in order).
-    optional:
-    ``observe_step(s, cfg, obs, i)``: ``observe`` after a step that went on, writing only what the
-    step changed;
-    ``STATE_BOUNDS`` ({field: (low, high)}) and ``check_state(records, config) -> message or
-    None``: what ``set_state`` refuses;
-    ``position(record, config, given)``: a plain Python function building a record from a
-    starting position (``vecenv.kernels.position`` says what ``given`` holds).
-    Two-agent games keep ``status`` and ``reward`` fields and take turns through
-    ``vecenv.kernels.turns`` (Kaggle's statuses). Compile every function with
-    ``@nb.njit(cache=True, error_model="numpy")``; no Python objects, no allocation.
+- ``name`` (the folder's), ``title``, ``description``, ``version``, ``agents`` ([1] or [2]);
+- ``configuration``: {key: {type, default, minimum, maximum, description}}, read by the rules as
+  ``cfg.<key>`` (a record: numbers and booleans only);
+- ``observation``: {field: {shape, dtype, low, high, shared, description}}, one array per field,
+  (N, agents, *shape) or (N, *shape) when ``shared``; shapes and bounds may be expressions over
+  the configuration (``"rows * columns"``); ``"kaggle": false`` hides a field from the Kaggle
+  face and ``absent`` names the value Kaggle shows as a missing key;
+- ``action``: Kaggle's integer schema (a discrete action, ``minimum``/``maximum``, or ``low``/
+  ``high`` expressions) or an ``array`` with ``shape``, ``dtype``, ``low``, ``high``;
+- ``reward``; optional sections ``gym`` (``id``, ``max_episode_steps``, ``reward_threshold``:
+  registers ``vecenv/<id>``), ``kaggle`` (present: a Kaggle game, played by ``vecenv.kaggle``),
+  ``status`` (Kaggle's per-seat ``defaults``), ``render`` (``fps``), ``csuite``.
 
-``agents.py`` (optional), built-in agents that move inside the engine
-    ``NAMES`` (their names; the index is the agent's kind), ``MEMORY`` (int64 words an agent keeps
-    per match, or a function of the configuration), and the numba function
-    ``act(kind, obs, i, player, step, cfg, memory, r) -> int`` (``vecenv.kernels.agents``).
+**``rules.py``**, the rules, numba functions over one episode's state record ``s``. Required:
 
-``render.py`` (optional), frames of one record ``state`` under the configuration dict
-    ``rgb_array(state, config)``: an (H, W, 3) uint8 array; ``ansi(state, config)``: text;
-    ``ansi_episode(steps, configuration)``: the text of a whole episode as the Kaggle face records
-    it (Kaggle's per-agent states of every step), where Kaggle's text tells more than one record.
+- ``FIELDS``: the record's fields after the engine's header (``rng``, ``step``, ``done``), a list
+  of ``(name, dtype[, shape])`` or a function of the configuration dict returning one;
+- ``reset(s, cfg)``: start an episode, drawing randomness from ``s.rng`` only
+  (``vecenv.kernels.rng``);
+- ``step(s, cfg, actions, rewards) -> int``: apply this episode's flat action row, write one
+  reward per agent, return non-zero when the episode terminates;
+- ``observe(s, cfg, obs, i)``: write episode ``i``'s observation into the tuple of arrays
+  ``obs`` (the spec's fields in order).
 
-``replay.js`` (optional), the HTML replay's drawing code for the Kaggle face (``renderStep``).
+Optional:
+
+- ``observe_step(s, cfg, obs, i)``: ``observe`` after a step that went on, writing only what the
+  step changed;
+- ``STATE_BOUNDS`` ({field: (low, high)}) and ``check_state(records, config) -> message or
+  None``: what ``set_state`` refuses;
+- ``position(record, config, given)``: a plain Python function building a record from a
+  starting position (``vecenv.kernels.position`` says what ``given`` holds);
+- ``POSITION_KEYS``: the game's own keys of a position beside the observation (chess's
+  ``"fen"``), handed to ``position`` as given.
+
+Two-agent games keep ``status`` and ``reward`` fields and take turns through
+``vecenv.kernels.turns`` (Kaggle's statuses). Compile every function with
+``@nb.njit(cache=True, error_model="numpy")``; no Python objects, no allocation.
+
+**``agents.py``** (optional), built-in agents that move inside the engine: ``NAMES`` (their
+names; the index is the agent's kind), ``MEMORY`` (int64 words an agent keeps per match, or a
+function of the configuration), and the numba function
+``act(kind, obs, i, player, step, cfg, memory, r) -> int`` (``vecenv.kernels.agents``).
+
+**``render.py``** (optional), frames of one record ``state`` under the configuration dict:
+
+- ``rgb_array(state, config)``: an (H, W, 3) uint8 array;
+- ``ansi(state, config)``: text;
+- ``ansi_episode(steps, configuration)``: the text of a whole episode as the Kaggle face records
+  it (Kaggle's per-agent states of every step), where Kaggle's text tells more than one record.
+
+**``replay.js``** (optional), the HTML replay's drawing code for the Kaggle face (``renderStep``).
 """
 
 SPEC_SUFFIX = ".json"
 RULES = "rules"
 REQUIRED_RULES = ("FIELDS", "reset", "step", "observe")
-OPTIONAL_RULES = ("observe_step", "STATE_BOUNDS", "check_state", "position")
+OPTIONAL_RULES = ("observe_step", "STATE_BOUNDS", "check_state", "position", "POSITION_KEYS")
 AGENTS = "agents"
 REQUIRED_AGENTS = ("NAMES", "MEMORY", "act")
 RENDER = "render"

@@ -1,4 +1,5 @@
-"""PufferLib's native ``PufferEnv`` for every vecenv game (PufferLib 3.0; see README, "PufferLib").
+"""PufferLib's native ``PufferEnv`` for every vecenv game (PufferLib 3.0; see
+docs/faces/pufferlib.md).
 
 ``PufferEnv("cartpole", num_envs=N)`` is what PufferLib's Ocean environments are: N episodes in one
 object, stepped by one compiled call that writes straight into the buffers PufferLib hands it

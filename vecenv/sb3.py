@@ -32,7 +32,8 @@ class VecEnv(_SB3VecEnv):
         num_envs: N.
         seed: the seed of the first ``reset`` (SB3's ``seed()`` replaces it).
         num_threads: threads for large N; trajectories never depend on it.
-        opponent, seat: for a two-agent game, the built-in opponent and the agent's seat.
+        opponent: for a two-agent game, the built-in opponent.
+        seat: for a two-agent game, the agent's seat.
         max_episode_steps: the time limit (the game's registered one by default).
         render_mode: "rgb_array" for ``get_images``/``render``.
         **configuration: the game's configuration.

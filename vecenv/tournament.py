@@ -4,8 +4,9 @@
 matches with ``vecenv.selfplay.play`` (seats alternating), locally or over a Ray cluster
 (``cluster=``, the same results), and rates the agents with OpenSkill's Plackett-Luce model
 (``pip install openskill``), updating match by match in a fixed order so that the same seed
-gives the same ratings. Agents are built-in names, saved policies (``.pt`` checkpoints of
-``vecenv train ppo``) or Python policies (callables, or ``module:function`` references).
+gives the same ratings. Agents are built-in names (the search agent ``mcts`` or ``mcts:N``
+included), saved policies (``.pt`` checkpoints of ``vecenv train ppo``) or Python policies
+(callables, or ``module:function`` references).
 """
 
 import html
@@ -14,14 +15,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import registry, selfplay
+from . import registry, search, selfplay
+from .seats import agent_name
 
 
 def agent(spec, game=None):
     """A tournament entrant from its command-line spelling: a ``.pt`` checkpoint (a saved
     policy, which must have been trained on ``game`` where given), ``module:function`` (a
-    Python policy), or a built-in agent's name."""
+    Python policy), the search agent (``mcts``, ``mcts:N``) or a built-in agent's name."""
     if not isinstance(spec, str):
+        return spec
+    if search.agent_spec(spec) is not None:
         return spec
     if spec.endswith(".pt"):
         from vecenv import ppo
@@ -37,7 +41,7 @@ def agent(spec, game=None):
 
 
 def _name(entrant, spec):
-    return spec if isinstance(spec, str) else selfplay._agent_name(entrant)
+    return spec if isinstance(spec, str) else agent_name(entrant)
 
 
 @dataclass

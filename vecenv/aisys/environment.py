@@ -31,7 +31,7 @@ from vecenv import kaggle, registry
 from vecenv.engine import is_integer
 from vecenv.kaggle.schema import configuration as check_configuration
 from vecenv.kernels.turns import ACTIVE
-from vecenv.selfplay import Seats, check_agent
+from vecenv.seats import Seats, check_agent
 
 from .common import (
     CACHE_SIZE,

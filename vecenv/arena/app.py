@@ -74,7 +74,8 @@ def create_app(arena):
 # Waitress stops accepting at its connection limit (100 by default), so that many idle sockets
 # lock every client out until they time out (120 s by default). Connections cost a socket and a
 # few KiB each and wait in poll() (select() fails past 1024 descriptors), so the limit is raised
-# tenfold and idle ones are closed sooner; past that, a proxy in front must cap them (README).
+# tenfold and idle ones are closed sooner; past that, a proxy in front must cap them
+# (docs/faces/arena.md).
 CONNECTION_LIMIT = 1000  # open connections
 CHANNEL_TIMEOUT = 30  # seconds a connection may stay idle (between or inside requests)
 MAX_HEADER = 64 * 1024  # bytes of a request's line and headers (waitress: 256 KiB)

@@ -4,8 +4,9 @@
 gets the next requests, on one kept-alive connection, until ``runs`` runs have finished. A
 ``policy`` maps a percept to an action. ``make_policy(name, game)`` makes one: "random" (a uniform
 legal move, or a uniform action of the percept's action space), a built-in Kaggle agent of the
-game (e.g. "negamax"), "path/to/file.py" / "package.module:function" naming a function, or
-"path/to/policy.pt", a policy saved by ``vecenv train ppo``.
+game (e.g. "negamax"), the search agent "mcts" or "mcts:N" (N simulations a move) of a two-agent
+game, "path/to/file.py" / "package.module:function" naming a function, or "path/to/policy.pt", a
+policy saved by ``vecenv train ppo``.
 """
 
 import http.client
@@ -159,9 +160,13 @@ def _uniform(rng, low, high):
 
 
 def kaggle_policy(game, name):
-    """A built-in Kaggle agent of ``game``, fed the percept's observation and configuration."""
-    from vecenv.kaggle.agents import builtin_callables
+    """A built-in Kaggle agent of ``game`` (or the search agent), fed the percept's observation
+    and configuration."""
+    from vecenv.kaggle.agents import builtin_callables, search_callable
 
+    if name == "mcts" or name.startswith("mcts:"):
+        agent = search_callable(game, name)
+        return lambda percept: agent(percept["observation"], percept["configuration"])
     agents = builtin_callables(game)
     if name not in agents:
         known = ", ".join(agents) or "none"
@@ -200,7 +205,8 @@ def make_policy(name, game=None, seed=None):
     """The policy ``name`` stands for (see the module)."""
     if name == "random":
         return random_policy(seed)
-    if name.endswith(".py") or ":" in name:
+    search = name == "mcts" or name.startswith("mcts:")
+    if name.endswith(".py") or (":" in name and not search):
         return function_policy(name)
     if name.endswith(".pt"):
         return trained_policy(name, game)

@@ -7,7 +7,7 @@ over the nodes, each running ``vecenv arena serve --db DB`` on its node; clients
 their URLs (behind a load balancer, or one per client).
 """
 
-from vecenv.cluster import connect
+from vecenv.ray.cluster import connect
 
 from .launch import ServerProcess
 

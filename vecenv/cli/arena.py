@@ -1,11 +1,13 @@
 """``vecenv arena``: serve an arena, administer it, and play on one as an agent.
 
+```text
 vecenv arena serve [--db arena.sqlite] [--host 127.0.0.1] [--port 8000]
 vecenv arena env add connectx --opponent negamax      (or --game G, --class module:Class)
 vecenv arena env list
 vecenv arena agent add NAME [--env E] [--url URL] [--out agent.json]
 vecenv arena agents [--env E]
 vecenv arena play --config agent.json --agent random [--runs 100]
+```
 """
 
 import importlib.util
@@ -250,8 +252,8 @@ def add_parser(sub):
     play.add_argument(
         "--agent",
         default="random",
-        help="random, a built-in agent of the game, file.py (its get_action), module:function, "
-        "or policy.pt (saved by vecenv train ppo)",
+        help="random, a built-in agent of the game (mcts or mcts:N, the search, included), "
+        "file.py (its get_action), module:function, or policy.pt (saved by vecenv train ppo)",
     )
     play.add_argument("--game", help="the game of a built-in agent (default: the env's name)")
     play.add_argument("--runs", type=int, default=100, help="runs to finish (100)")

@@ -117,7 +117,7 @@ def connect_ray(address):
     """Connect to the Ray cluster that ``--ray`` names, or CliError saying why not: 'auto' is the
     cluster running on this machine, or a new local one where none runs; a host:port that does
     not answer fails within the cluster module's connect timeout."""
-    from vecenv import cluster
+    from vecenv.ray import cluster
 
     try:
         if address == "auto":

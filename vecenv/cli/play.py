@@ -92,7 +92,8 @@ def add_parser(sub):
         nargs=2,
         required=True,
         metavar=("A", "B"),
-        help="two agents: built-in names, saved policies (FILE.pt) or module:function",
+        help="two agents: built-in names (mcts, or mcts:N for N simulations a move, the "
+        "search, is every game's), saved policies (FILE.pt) or module:function",
     )
     play.add_argument("--matches", type=positive_int, default=1000, help="matches (default 1000)")
     play.add_argument("--seed", type=seed, default=0, help="seed of the matches (default 0)")

@@ -4,8 +4,17 @@
 ``vecenv.cuda.selfplay.DeviceSeats`` runs the built-in agents inside its step kernel;
 ``vecenv.cuda.ptx.ptx(name, ccs)`` compiles a game's kernels to PTX on any machine, which is how a
 game is checked for CUDA without a GPU. Needs the ``cuda`` extra (``pip install vecenv[cuda]``);
-``import vecenv`` never imports numba.cuda.
+``import vecenv`` never imports numba.cuda, and neither does importing this package: its modules
+that need it import it when used.
+
+This package sits in the layer above the faces (docs/design.md): ``vecenv.make`` and the
+Gymnasium ``GameVectorEnv`` reach it through ``vecenv.variants``, where it registers its engine
+and the VectorEnv's GPU side when imported.
 """
+
+from vecenv import variants
+
+from . import vector
 
 
 def gpu_available():
@@ -21,3 +30,15 @@ def gpu_available():
         return cuda.is_available()
     except Exception:  # no numba-cuda, no driver, a broken install: no GPU to use
         return False
+
+
+def _engine(*args, **kwargs):
+    """``vecenv.make(..., device="cuda")``'s engine (imported on first use: it imports
+    numba.cuda)."""
+    from .engine import CudaEngine
+
+    return CudaEngine(*args, **kwargs)
+
+
+variants.register("cuda", "engine", _engine)
+variants.register("cuda", "gym.vector", vector)

@@ -1,6 +1,6 @@
 """Self-play on the GPU: the built-in agents move inside the step kernel, several plies a call.
 
-``DeviceSeats(engine)`` is ``vecenv.selfplay.Seats`` for a ``CudaEngine``, with its arrays in GPU
+``DeviceSeats(engine)`` is ``vecenv.seats.Seats`` for a ``CudaEngine``, with its arrays in GPU
 memory: who plays which seat (built-in agents only: a Python policy would need the host every
 ply), each agent's memory and random stream (derived from the episode's seed, as on the CPU, so
 the same seed plays the same moves on both), and the running totals. It pickles and deep-copies
@@ -12,7 +12,7 @@ from numba import cuda
 
 from vecenv import registry
 from vecenv.kernels.agents import AGENT_RNG, agent_words, memory_words
-from vecenv.selfplay import check_agent
+from vecenv.seats import check_agent
 from vecenv.spec import is_integer
 
 from .compile import simulated_tuple
@@ -62,6 +62,11 @@ class DeviceSeats:
         if not isinstance(agent, str):
             raise ValueError("on the GPU only built-in agents (names) play: policies need the host")
         check_agent(self.engine.name, agent)
+        if agent not in self.names:
+            raise ValueError(
+                f"on the GPU only {self.engine.name}'s own agents ({', '.join(self.names)}) play: "
+                f"{agent} searches on the host"
+            )
         seat_of = np.asarray(seat_of, dtype=np.int64)
         self._kinds[np.arange(self.engine.num_envs), seat_of] = self.names.index(agent)
         self.kinds.copy_to_device(self._kinds)

@@ -1,6 +1,8 @@
-"""What Gymnasium's ``VectorEnv`` (``vecenv.gym``) needs to run on the GPU engine."""
+"""What Gymnasium's ``VectorEnv`` (``vecenv.gym``) needs to run on the GPU engine.
 
-from numba import cuda
+The face finds this module through ``vecenv.variants`` (``find("cuda", "gym.vector")``): the
+package registers it on import. It imports numba.cuda only when used, as the package does.
+"""
 
 from vecenv import registry
 
@@ -23,6 +25,8 @@ def copy_buffers(arr):
     of them."""
     if isinstance(arr, dict):
         return {k: copy_buffers(v) for k, v in arr.items()}
+    from numba import cuda
+
     arr = arr.array if isinstance(arr, DeviceArray) else arr
     out = cuda.device_array(arr.shape, arr.dtype)
     out.copy_to_device(arr)

@@ -3,9 +3,13 @@
 ``gymnasium.make_vec("vecenv/<Id>", num_envs=N)`` makes the game's ``GameVectorEnv``;
 with ``num_workers=W`` it makes a ``vecenv.ray.VectorEnv`` instead, its N episodes spread over
 W Ray workers (the same trajectories; its other arguments, such as ``address``, pass through).
+The Ray package is a layer above this face: it registers its ``VectorEnv`` with
+``vecenv.variants``, which imports it here on first use.
 """
 
 import functools
+
+from vecenv import variants
 
 
 def vector_env(game, num_workers=None, **kwargs):
@@ -14,9 +18,8 @@ def vector_env(game, num_workers=None, **kwargs):
         from . import vector
 
         return getattr(vector, game)(**kwargs)  # the game's own class
-    from vecenv import ray as on_ray
-
-    return on_ray.VectorEnv(game, num_workers=num_workers, **kwargs)
+    on_ray = variants.find("ray", "gym.vector")  # vecenv.ray.VectorEnv
+    return on_ray(game, num_workers=num_workers, **kwargs)
 
 
 @functools.cache

@@ -7,6 +7,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from vecenv import variants
 from vecenv.engine import autoreset_mode as autoreset_mode_of
 from vecenv.opponent import engine_for
 
@@ -27,7 +28,8 @@ class GameVectorEnv(spaces.PicklesByGame, gymnasium.vector.VectorEnv):
             views of buffers that the next call overwrites (False, saves a copy per call).
         seed: the seed used until ``reset(seed=...)`` gives another.
         device: "cpu", or "cuda" for the GPU engine (one-agent games): observations, rewards and
-            flags are then CUDA arrays (``vecenv.cuda``), actions host or CUDA arrays.
+            flags are then CUDA arrays (``vecenv.cuda``), actions host or CUDA arrays. The GPU
+            side (``vecenv.cuda.vector``) is a layer above: found through ``vecenv.variants``.
         **configuration: the game's configuration.
     """
 
@@ -53,9 +55,8 @@ class GameVectorEnv(spaces.PicklesByGame, gymnasium.vector.VectorEnv):
         mode = autoreset_mode_name = autoreset_mode_of(autoreset_mode)
         make = engine_for
         if device != "cpu":
-            from vecenv.cuda.vector import engine_for_device as make
-
-            make = functools.partial(make, device=device)
+            gpu = variants.find("cuda", "gym.vector")
+            make = functools.partial(gpu.engine_for_device, device=device)
         self._engine = make(
             game,
             num_envs=num_envs,
@@ -98,9 +99,8 @@ class GameVectorEnv(spaces.PicklesByGame, gymnasium.vector.VectorEnv):
         self._truncated = engine.truncated
         self._copy = spaces.copy_obs
         if getattr(engine, "device", "cpu") != "cpu":
-            from vecenv.cuda.vector import copy_buffers, to_host
-
-            self._copy, self._host = copy_buffers, to_host
+            gpu = variants.find("cuda", "gym.vector")
+            self._copy, self._host = gpu.copy_buffers, gpu.to_host
 
     @property
     def engine(self):

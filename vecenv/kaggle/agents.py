@@ -4,7 +4,9 @@ An agent is a built-in name, a callable ``(observation, configuration)``, a path
 Python source (its last callable is the agent, compiled on first use), or any other value (always
 played as the action); a URL, a remote agent in Kaggle, is refused. Built-in agents are the game's
 numba policies (``envs/<game>/agents.py``); for a user they are also callables with Kaggle's
-signature (``builtin_callables``).
+signature (``builtin_callables``). Every two-agent game also plays the search agent ``mcts``
+(``mcts:N``, or a ``vecenv.search.MCTSAgent``), which is not among the game's ``agents`` (those
+are Kaggle's); ``search_callable`` makes it a callable with Kaggle's signature.
 """
 
 import contextlib
@@ -21,6 +23,7 @@ import numpy as np
 
 from vecenv import registry
 from vecenv.kernels.agents import AGENT_RNG, memory_words
+from vecenv.kernels.turns import ACTIVE
 
 from .errors import DeadlineExceeded, InvalidArgument
 from .structs import Struct, structify
@@ -99,12 +102,7 @@ class BuiltinCallable:
             self._policy.reset()
 
     def _seat(self, observation):
-        raw = self.spec.raw["observation"]
-        for field in self.fields:
-            defaults = raw[field.name].get("defaults") if not field.shared else None
-            if defaults and observation.get(field.name) in defaults:
-                return defaults.index(observation[field.name])
-        return 0
+        return observed_seat(self.spec, self.fields, observation)
 
     def __call__(self, observation, configuration=None):
         self._setup({} if configuration is None else configuration)
@@ -124,6 +122,118 @@ class BuiltinCallable:
                 arr[index] = np.asarray(value, dtype=f.dtype).reshape(f.shape)
             arrays.append(arr)
         return self._policy(tuple(arrays), 0, seat, step)
+
+
+class SearchPolicy:
+    """The search agent for one seat of a one-episode engine: it searches the engine's episode.
+    Its random stream is seeded from Python's ``random`` at every new match, as the built-in
+    agents' are."""
+
+    def __init__(self, agent, engine):
+        from vecenv.search import MCTSAgent  # the search is built on the faces, not under them
+
+        assert isinstance(agent, MCTSAgent)
+        self.mcts = agent.searcher(engine)
+        self.words = np.zeros(1, dtype=AGENT_RNG)
+        self.reset()
+
+    def reset(self):
+        self.words["rng"] = random.getrandbits(64)
+
+    def __call__(self, engine, seat):
+        """Seat ``seat``'s move in the engine's episode (it must be to move)."""
+        result = self.mcts._search(
+            engine._states, self.words, np.ones(1, dtype=np.bool_), np.array([seat])
+        )
+        return int(result.action[0])
+
+
+class SearchCallable:
+    """The search agent with Kaggle's signature ``agent(observation, configuration)``: the
+    position is rebuilt from the observation through the game's ``position`` hook (the seat
+    found as ``BuiltinCallable`` finds it, to move; the shared fields, the seat's own, the
+    observation's ``step``), then searched. Where one agent's observation does not determine
+    the state (rps: an agent does not observe its own last sign), the search starts from what
+    the shared fields and the step determine."""
+
+    def __init__(self, game, agent):
+        self.game = game
+        self.agent = agent
+        self.spec = registry.get_spec(game)
+        self.__name__ = agent.name
+        self._key = None
+
+    def _setup(self, configuration):
+        import vecenv
+
+        known = {k: configuration[k] for k in self.spec.configuration if k in configuration}
+        config = self.spec.resolve_configuration(known)
+        key = tuple(sorted(config.items()))
+        if key != self._key:
+            self._key = key
+            self.fields = self.spec.observation_fields(config)
+            self.engine = vecenv.make(self.game, num_envs=1, seed=0, autoreset="disabled", **config)
+            self.policy = SearchPolicy(self.agent, self.engine)
+
+    def reset(self):
+        if self._key is not None:
+            self.policy.reset()
+
+    def __call__(self, observation, configuration=None):
+        from vecenv.kernels.position import PositionError
+
+        self._setup({} if configuration is None else configuration)
+        step = int(observation.get("step", 0))
+        if step == 0:
+            self.policy.reset()
+        seat = observed_seat(self.spec, self.fields, observation)
+        shared, own = {}, {}
+        start = self.engine.reset()
+        for f in self.fields:
+            if f.name not in observation:
+                continue
+            if f.shared:
+                shared[f.name] = observation[f.name]
+            else:
+                rows = np.array(start[f.name][0])
+                rows[seat] = np.asarray(observation[f.name], dtype=f.dtype).reshape(f.shape)
+                own[f.name] = rows
+        movers = self.engine.states["status"][0] == ACTIVE
+        status = [
+            "ACTIVE" if k == seat or (movers.all() and movers[k]) else "INACTIVE"
+            for k in range(self.spec.num_agents)
+        ]
+        try:
+            position = {"observation": {**shared, **own}, "status": status, "step": step}
+            self.engine.reset(position=position)
+        except PositionError:
+            position = {"observation": shared, "status": status, "step": step}
+            self.engine.reset(position=position)
+        return self.policy(self.engine, seat)
+
+
+def search_callable(game, name):
+    """The search agent ``name`` ("mcts", "mcts:N" or an ``MCTSAgent``) of a two-agent game as a
+    Kaggle-signature callable (``SearchCallable``)."""
+    from vecenv.search import agent_spec
+
+    agent = agent_spec(name)
+    if agent is None:
+        raise ValueError(f"{name!r} is no search agent (mcts, mcts:N)")
+    if registry.get_spec(game).num_agents != 2:
+        raise ValueError(f"{game} is not a two-agent game: mcts plays two-agent games")
+    return SearchCallable(game, agent)
+
+
+def observed_seat(spec, fields, observation):
+    """The seat whose observation ``observation`` is: found from a per-agent field whose spec
+    lists per-seat ``defaults`` (connectx's ``mark``); 0 where none tells."""
+    raw = spec.raw["observation"]
+    for field in fields:
+        defaults = raw[field.name].get("defaults") if not field.shared else None
+        if defaults and observation.get(field.name) in defaults:
+            return defaults.index(observation[field.name])
+    return 0
 
 
 def builtin_callables(game):
@@ -168,6 +278,13 @@ def _source_agent(raw, path):
     return source_agent
 
 
+def _names_search(raw):
+    """Whether ``raw`` names the search agent (the name, or an ``MCTSAgent``)."""
+    if isinstance(raw, str):
+        return raw == "mcts" or raw.startswith("mcts:")
+    return type(raw).__name__ == "MCTSAgent" and type(raw).__module__ == "vecenv.search"
+
+
 def _is_url(raw):
     """A URL as Kaggle tells one (a scheme and a host), which would be a remote agent there."""
     try:
@@ -178,9 +295,17 @@ def _is_url(raw):
 
 
 def resolve(raw, game, builtin_names):
-    """What Kaggle makes of an agent: ("builtin", name) or ("callable", fn)."""
+    """What Kaggle makes of an agent: ("builtin", name), ("search", MCTSAgent) or
+    ("callable", fn)."""
     if isinstance(raw, str) and raw in builtin_names:
         return "builtin", raw
+    if _names_search(raw):
+        from vecenv.search import agent_spec
+
+        try:
+            return "search", agent_spec(raw)
+        except ValueError as exc:
+            raise UnknownAgent(str(exc)) from None
     if callable(raw):
         return "callable", raw
     if not isinstance(raw, str):
@@ -216,6 +341,8 @@ class Agent:
                 table.engine.config,
                 table.engine._cfg,
             )
+        elif self.kind == "search":
+            self.policy = SearchPolicy(target, environment._table.engine)
         else:
             self.fn = target
 
@@ -229,6 +356,10 @@ class Agent:
             table = env._table
             start = perf_counter()
             action = self.policy(table.engine._obs, 0, self.seat, table.step_count)
+            out = err = ""
+        elif self.kind == "search":
+            start = perf_counter()
+            action = self.policy(env._table.engine, self.seat)
             out = err = ""
         else:
             args = [structify(observation_of()), structify(dict(config))]
@@ -256,7 +387,7 @@ class Agent:
         return action, {"duration": round(duration, 6), "stdout": out, "stderr": err}
 
     def reset(self):
-        if self.kind == "builtin":
+        if self.kind in ("builtin", "search"):
             self.policy.reset()
 
 

@@ -24,7 +24,8 @@ import numpy as np
 import torch
 
 from vecenv import registry
-from vecenv.selfplay import Seats, play
+from vecenv.seats import Seats
+from vecenv.selfplay import play
 
 from .checkpoint import Policy, save
 from .compiled import CompiledPolicy

@@ -1,7 +1,8 @@
 """Connecting to a Ray cluster (an optional dependency: ``pip install "vecenv[ray]"``).
 
-Shared by ``vecenv.ray`` (distributed vector environments) and ``vecenv.selfplay`` (matches
-spread over a cluster); it imports nothing of vecenv, so either may use it.
+Shared by the distributed vector environments of this package, ``vecenv.selfplay`` (matches
+spread over a cluster), the arena's servers on Ray (``vecenv.arena.on_ray``) and the command
+line's ``--ray``; it imports nothing of vecenv.
 """
 
 import socket

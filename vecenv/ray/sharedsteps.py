@@ -1,12 +1,13 @@
 """Steps of the distributed ``VectorEnv``'s workers on the driver's machine, through shared memory.
 
 The driver keeps the actions and the results of a step in arrays in shared memory
-(``vecenv.sharedarrays``). It wakes each worker with one byte on that worker's own Unix socket and
-waits on the sockets; each worker's thread steps its slice, its engine writing the observations
-straight into the shared arrays, and answers with a five-byte header (plus the pickled infos,
-where there are any). Nothing polls: a waiting worker or driver sleeps in the kernel, so an idle
-worker takes no CPU from a busy one. A worker whose process dies has its socket closed by the
-system, so the driver sees the death at once (end of file); every wait is bounded besides.
+(``vecenv.ray.sharedarrays``). It wakes each worker with one byte on that worker's own Unix
+socket and waits on the sockets; each worker's thread steps its slice, its engine writing the
+observations straight into the shared arrays, and answers with a five-byte header (plus the
+pickled infos, where there are any). Nothing polls: a waiting worker or driver sleeps in the
+kernel, so an idle worker takes no CPU from a busy one. A worker whose process dies has its socket
+closed by the system, so the driver sees the death at once (end of file); every wait is bounded
+besides.
 
 This is the data path only: Ray still places, starts, restarts and calls the workers, and carries
 everything between machines.

@@ -1,22 +1,12 @@
-"""A ``gymnasium.vector.VectorEnv`` whose episodes are spread over Ray actors.
+"""``VectorEnv``: N episodes of a game over Ray actors, as one ``gymnasium.vector.VectorEnv``.
 
-``VectorEnv(game, num_envs, num_workers, seed)`` splits N episodes into ``num_workers``
-contiguous slices; each slice lives in one Ray actor that holds one engine (using its node's
-threads), and every call steps the slices in parallel and gathers their results into arrays made
-once. Episode i draws from the stream of ``(seed, i)`` wherever it runs (each worker's engine
-plays its slice as episodes ``first .. first + n - 1`` of the whole batch), so trajectories are
-bit-identical to the local ``GameVectorEnv`` of the same seed for any number of workers.
-
-Workers on the driver's machine take their steps through shared memory (``vecenv.sharedsteps``:
-the actions and results in shared arrays, a byte on a socket to wake each worker); workers on
-other machines through Ray calls, their arrays in the messages. A worker that dies is restarted by
-Ray (``max_restarts``); its episodes start again from their seeds and are reported truncated (see
-``VectorEnv``). Every wait is bounded by ``timeout``, so a caller never hangs on a lost node. Ray
-is an optional dependency: ``pip install "vecenv[ray]"``.
+The driver's side: it splits the episodes into contiguous slices (``results.split``), starts one
+``Worker`` per slice, checks the actions once, sends each worker its slice and gathers the answers
+into arrays made once. Its transports: "shared" links the workers on this machine to arrays in
+shared memory (``vecenv.ray.sharedarrays``) and wakes them through sockets
+(``vecenv.ray.sharedsteps``), the others by Ray calls; "ray" calls every worker through Ray.
 """
 
-import pickle
-import threading
 import time
 
 import gymnasium
@@ -26,212 +16,19 @@ from gymnasium.vector.utils import batch_space
 
 from vecenv.engine import action_array, check_action_dtype, fresh_seed, is_integer
 from vecenv.engine import autoreset_mode as autoreset_mode_of
-from vecenv.gym.multiagent import batched, read_only
-from vecenv.gym.multiagent import flat as multiagent_flat
 from vecenv.gym.spaces import copy_obs
 from vecenv.kernels.state import ACTION_MAX
 
-from . import rayresults, sharedarrays, sharedsteps
-from .cluster import check_room, connect, ray, require_ray, worker_cpus  # noqa: F401
-from .rayresults import split
+from . import results, sharedarrays, sharedsteps
+from .cluster import check_room, connect, ray, worker_cpus
+from .results import split
+from .worker import SHARED, Worker
 
 if ray is not None:
     from ray.exceptions import ActorUnavailableError, GetTimeoutError, RayActorError
 
 DEFAULT_TIMEOUT = 120.0  # seconds a worker may take to answer one call (a restart included)
 TRANSPORTS = ("shared", "ray")
-SHARED = "shared"  # in an answer: the arrays are in the driver's shared memory already
-
-
-class Worker:
-    """One slice of the episodes, in one Ray actor: a local ``GameVectorEnv`` or
-    ``MultiAgentVectorEnv`` (``make["kind"]``; buffers, no copies) whose engine plays episodes
-    ``first .. first + n - 1`` of the whole batch."""
-
-    def __init__(self, make, first, seed):
-        if isinstance(make, bytes):  # a pickled env, where a VectorEnv is loaded
-            self.env = pickle.loads(make)
-        else:
-            make = dict(make)
-            self.env = _env_class(make.pop("kind"))(**make)
-            self.engine.first_episode = first
-            self.env.reset(seed=seed)
-        # The infos every step gives (a multi-agent env's masks): kept in the shared arrays.
-        self.steady = tuple(self._steady_infos())
-        self.mode = autoreset_mode_of(self.env.metadata["autoreset_mode"])
-        self.skip = False  # next-step mode after a restart: the next step is the reset step
-        self.frozen = False  # disabled mode after a restart: frozen until reset
-        self.restart_obs = None  # the observations the episodes started again from
-        self.restart_infos = {}  # and their steady infos
-        self.first, self.n = first, self.env.num_envs
-        self.shared = None  # this slice of the driver's shared arrays, where linked
-        self.direct = False  # the engine writes its observations straight into them
-        self.lock = threading.Lock()  # the linked steps' thread and Ray's calls take turns
-        self.conn = None
-
-    @property
-    def engine(self):
-        engine = self.env.engine
-        return getattr(engine, "inner", engine)  # a two-agent game's OpponentEngine
-
-    def _steady_infos(self):
-        """Copies of the infos a step always gives (none for a one-agent env)."""
-        infos = self.env._infos() if hasattr(self.env, "_infos") else {}
-        return {k: np.array(v) for k, v in infos.items()}
-
-    def describe(self):
-        """The spaces, metadata, the kernels' action dtype (actions of that type pass without a
-        copy), and each result array's per-episode shape and dtype (flat names)."""
-        env = self.env
-        act_dtype = getattr(env.engine, "_act_dtype", np.dtype(np.int64))
-        arrays = rayresults.flat_results(
-            env._obs, env._rewards, env._terminated, env._truncated, self._steady_infos()
-        )
-        arrays["actions"] = np.zeros(env.action_space.shape, dtype=act_dtype)
-        layout = {k: (v.shape[1:], v.dtype) for k, v in arrays.items()}
-        return env.single_observation_space, env.single_action_space, env.metadata, layout
-
-    def reset(self, seed, mask, options):
-        with self.lock:
-            self.skip = self.frozen = False
-            if mask is not None:
-                options = dict(options or {}, reset_mask=mask)
-            obs, infos = self.env.reset(seed=seed, options=options)
-            return self._publish_obs(obs), infos
-
-    def step(self, actions):
-        if self.skip or self.frozen:
-            # The episodes lost with the old process: the reset step (next-step mode), or still
-            # frozen (disabled mode), as the local env would do after a truncation.
-            env = self.env
-            trunc = np.full_like(env._truncated, self.frozen)
-            self.skip = False
-            # Frozen: the caller keeps the last observations and steady infos.
-            obs = None if self.frozen else self.restart_obs
-            infos = {} if self.frozen else self.restart_infos
-            return obs, np.zeros_like(env._rewards), np.zeros_like(trunc), trunc, infos
-        return self.env.step(actions)
-
-    def ray_step(self, actions):
-        """A step asked by a Ray call (the worker is not linked), its arrays in the answer."""
-        with self.lock:
-            return self.step(actions)
-
-    def recover(self, seed, link=None):
-        """After a restart: the episodes start again from ``seed`` (an int, or this slice's
-        per-episode seeds), as at the first reset. Returns their observations, steady infos
-        and whether the worker is linked (``link``: ``link``'s arguments but the last)."""
-        with self.lock:
-            self.env.reset(seed=seed)
-            self.restart_obs = copy_obs(self.env._obs)
-            self.restart_infos = self._steady_infos()
-            self.skip = self.mode == "next_step"
-            self.frozen = self.mode == "disabled"
-        # The driver keeps the lost episodes' last observations in the shared arrays.
-        linked = link is not None and self.link(*link, fill=False)
-        return self.restart_obs, self.restart_infos, linked
-
-    # -- linked: steps through the driver's shared memory -------------------------------------
-
-    def link(self, layout, address, index, timeout, fill=True):
-        """Map the driver's shared arrays and connect to its socket where both are on this
-        machine, and from then on take the steps the driver sends there; True if linked.
-        ``fill`` copies the current observations into the shared arrays."""
-        self.unlink()
-        arrays = sharedarrays.attach(layout)
-        if arrays is None:
-            return False
-        try:
-            conn = sharedsteps.connect(address, index, timeout)
-        except OSError:
-            return False
-        with self.lock:
-            self.shared = rayresults.slice_results(arrays, self.first, self.n)
-            self._write_obs_in_place(fill)
-            if fill:
-                for key, value in self._steady_infos().items():
-                    self.shared["infos"][key][:] = value
-            self.conn = conn
-        sharedsteps.start(conn, self._linked_step, self.lock)
-        return True
-
-    def unlink(self):
-        if self.conn is not None:
-            self.conn.close()  # its thread ends
-        with self.lock:
-            if self.direct:  # the engine's own arrays again, with the same observations
-                engine = self.env.engine
-                engine.observe_into(tuple(v.copy() for v in engine._obs))
-                self.env._bind()
-            self.conn = self.shared = None
-            self.direct = False
-
-    def _write_obs_in_place(self, fill):
-        """Have the engine write its observations straight into the shared arrays (where it can:
-        a two-agent game's OpponentEngine copies them instead)."""
-        engine = self.env.engine
-        if self.steady or not hasattr(engine, "observe_into"):  # multi-agent: views of its own
-            if fill:
-                rayresults.put(self.shared["obs"], self.env._obs, 0, self.n)
-            return
-        obs = self.shared["obs"]
-        views = tuple(
-            (obs[f.name] if isinstance(obs, dict) else obs).reshape(mine.shape)
-            for f, mine in zip(engine.observation, engine._obs, strict=True)
-        )
-        if fill:
-            for view, mine in zip(views, engine._obs, strict=True):
-                view[...] = mine
-        engine.observe_into(views)
-        self.env._bind()
-        self.direct = True
-
-    def _linked_step(self):
-        """A step the driver sent through the link: the actions and results are in the shared
-        arrays; the answer is None, or (observations withheld, infos) where there is more."""
-        obs, rewards, terminated, truncated, infos = self.step(self.shared["actions"])
-        shared = self.shared
-        if obs is not None:  # None: frozen, the driver keeps the last observation
-            self._publish_obs(obs)
-        shared["rewards"][:] = rewards
-        shared["terminated"][:] = terminated
-        shared["truncated"][:] = truncated
-        extra = dict(infos)
-        for key in self.steady:
-            if key in extra:  # absent: frozen, the driver keeps the last
-                shared["infos"][key][:] = extra.pop(key)
-        return (obs is None, extra) if obs is None or extra else None
-
-    def _publish_obs(self, obs):
-        """Observations for the driver: SHARED once they are in its shared arrays (where
-        linked), else themselves."""
-        if self.shared is None:
-            return obs
-        if not (self.direct and obs is self.env._obs):
-            rayresults.put(self.shared["obs"], obs, 0, self.n)
-        return SHARED
-
-    def get_env(self):
-        with self.lock:
-            return pickle.dumps(self.env)
-
-    def get_state(self):
-        with self.lock:
-            return self.env.get_state()
-
-    def set_state(self, state):
-        with self.lock:
-            self.env.set_state(state)
-
-    def render(self):
-        with self.lock:
-            return self.env.render()
-
-    def where(self):
-        """(node id, process id): where this slice runs."""
-        import os
-
-        return ray.get_runtime_context().get_node_id(), os.getpid()
 
 
 class VectorEnv(gymnasium.vector.VectorEnv):
@@ -243,8 +40,11 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         num_envs: N.
         num_workers: Ray actors; worker w plays a contiguous slice of about N / num_workers.
         seed: as ``GameVectorEnv``'s (None draws one).
-        autoreset_mode, max_episode_steps, render_mode, copy, **configuration: as
-            ``GameVectorEnv``'s.
+        autoreset_mode: as ``GameVectorEnv``'s.
+        max_episode_steps: as ``GameVectorEnv``'s.
+        render_mode: as ``GameVectorEnv``'s.
+        copy: as ``GameVectorEnv``'s.
+        **configuration: as ``GameVectorEnv``'s.
         num_threads: threads of each worker's engine (trajectories never depend on it).
         num_cpus_per_worker: CPUs Ray reserves for each worker (default 1; a fraction packs
             more workers than CPUs). A cluster that cannot place the workers is a ValueError at
@@ -255,7 +55,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         address: the cluster to connect to when this process is not connected yet (see
             ``connect``).
         transport: "shared" (the default): workers on this machine take their steps through
-            shared memory (``vecenv.sharedsteps``), the others by Ray calls; "ray": every worker
+            shared memory (``vecenv.ray.sharedsteps``), the others by Ray calls; "ray": every worker
             by Ray calls, the arrays in the messages.
 
     Steps can overlap other work: ``step_async(actions)`` sends the actions and returns,
@@ -340,7 +140,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.render_mode = render_mode
         self._mode = autoreset_mode_of(metadata["autoreset_mode"])
         n = self.num_envs
-        whole = rayresults.slice_results(
+        whole = results.slice_results(
             {k: np.zeros((n,) + shape, dtype) for k, (shape, dtype) in layout.items()}, 0, n
         )
         self._take(whole)
@@ -365,14 +165,14 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._links = [None] * self.num_workers
         if self.transport != "shared":
             return
-        arrays = rayresults.flat_results(
+        arrays = results.flat_results(
             self._obs, self._rewards, self._terminated, self._truncated, self._steady
         )
         arrays["actions"] = self._actions
         self._shared = sharedarrays.SharedArrays(arrays)
         for key, value in arrays.items():
             self._shared.arrays[key][...] = value
-        self._take(rayresults.slice_results(self._shared.arrays, 0, self.num_envs))
+        self._take(results.slice_results(self._shared.arrays, 0, self.num_envs))
         self._listener = sharedsteps.Listener(backlog=self.num_workers + 8)
         refs = [worker.link.remote(*self._link_args(w)) for w, worker in enumerate(self._workers)]
         for _ in range(sum(self._get(ref, w) for w, ref in enumerate(refs))):
@@ -495,7 +295,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             answer = self._gather([ref])[0]
             obs, part = self._recover(w) if answer is None else answer
             if not isinstance(obs, str):  # else SHARED: in the shared arrays already
-                rayresults.put(self._obs, obs, first, n)
+                results.put(self._obs, obs, first, n)
             self._rewards[first : first + n] = 0.0
             self._terminated[first : first + n] = False
             self._truncated[first : first + n] = False
@@ -509,7 +309,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         for key, buffer in self._steady.items():
             if key in part:  # absent: frozen, the last stay
                 buffer[first : first + n] = part.pop(key)
-        rayresults.merge_infos(infos, part, first, n, self.num_envs)
+        results.merge_infos(infos, part, first, n, self.num_envs)
 
     def _with_steady(self, infos):
         """The steady infos (copies, or read-only views), then the others."""
@@ -638,15 +438,15 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 obs, restart_infos = self._recover(w)
                 part = {}
                 if self._mode == "same_step":
-                    part = dict(rayresults.final_infos(self._obs, first, n), **restart_infos)
-                    rayresults.put(self._obs, obs, first, n)
+                    part = dict(results.final_infos(self._obs, first, n), **restart_infos)
+                    results.put(self._obs, obs, first, n)
                 self._rewards[first:end] = 0.0
                 self._terminated[first:end] = False
                 self._truncated[first:end] = True
             else:
                 obs, rewards, terminated, truncated, part = answer
                 if obs is not None and not isinstance(obs, str):  # None: frozen, the last stays
-                    rayresults.put(self._obs, obs, first, n)
+                    results.put(self._obs, obs, first, n)
                 if not isinstance(rewards, str):
                     self._rewards[first:end] = rewards
                     self._terminated[first:end] = terminated
@@ -751,46 +551,3 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             f"vecenv.ray.VectorEnv({self.single_observation_space}, num_envs={self.num_envs}, "
             f"num_workers={self.num_workers}, autoreset_mode={self.metadata['autoreset_mode']})"
         )
-
-
-class MultiAgentVectorEnv(VectorEnv):
-    """``vecenv.gym.MultiAgentVectorEnv``'s N matches of a game of A >= 2 agents, spread over Ray
-    actors as ``VectorEnv`` spreads one-agent episodes: the same (N, A) observations, rewards
-    and flags, the same ``infos["action_mask"]`` and ``infos["to_play"]`` (kept in the shared
-    arrays with the results), autoreset modes and trajectories, bit for bit, for any number of
-    workers. Its arguments are ``VectorEnv``'s; ``step`` takes (N, A) actions. A match lost with a
-    worker is reported truncated for every agent, with reward 0."""
-
-    _kind = "multiagent"
-    flat = staticmethod(multiagent_flat)
-
-    def _spaces(self, obs_space, act_space):
-        (self.num_agents,) = self._action_shape
-        self.possible_agents = [f"player_{k}" for k in range(self.num_agents)]
-        head = (self.num_envs, self.num_agents)
-        self.observation_space = batched(obs_space, head)
-        self.action_space = batched(act_space, head)
-        self.moves = act_space.n
-
-    @property
-    def to_play(self):
-        """(N, A) bool: the agents to move now (a read-only view, no copy)."""
-        return read_only(self._steady["to_play"])
-
-    @property
-    def action_mask(self):
-        """(N, A, moves) bool: the legal moves of the agents to move (a read-only view)."""
-        return read_only(self._steady["action_mask"])
-
-    def __repr__(self):
-        return super().__repr__().replace("VectorEnv(", "MultiAgentVectorEnv(", 1)
-
-
-def _env_class(kind):
-    """The local VectorEnv a worker holds: ``GameVectorEnv`` ("game") or ``MultiAgentVectorEnv``
-    ("multiagent")."""
-    if kind == "multiagent":
-        from vecenv.gym.multiagent import MultiAgentVectorEnv as local
-    else:
-        from vecenv.gym.vector import GameVectorEnv as local
-    return local

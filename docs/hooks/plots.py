@@ -1,0 +1,85 @@
+"""The performance pages' plots, drawn at build time from the saved results of the latest runs
+(``docs/training/race/race.json``, ``docs/training/ppo_zoo.json``), so a new run's results are a
+new picture at the next build and no picture is committed.
+"""
+
+import json
+import tempfile
+from pathlib import Path
+
+from mkdocs.structure.files import File
+
+DOCS = Path(__file__).resolve().parents[1]
+RACE = DOCS / "training" / "race" / "race.json"
+ZOO = DOCS / "training" / "ppo_zoo.json"
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def race_plot(results, path):
+    """Each side of the race: median seconds to the threshold (left) and env-steps/s (right)."""
+    plt = _pyplot()
+    sides = list(results["sides"].values())
+    labels = [side["label"] for side in sides]
+    seconds = [side["summary"].get("median_seconds_to_threshold") for side in sides]
+    rates = [side["summary"].get("median_steps_per_second") or 0 for side in sides]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 0.5 * len(sides) + 1.6), sharey=True)
+    ys = range(len(sides))
+    left.barh(ys, [s or 0 for s in seconds], color="#3f51b5")
+    for y, s in zip(ys, seconds, strict=True):
+        left.text(s or 0, y, f" {s:.1f} s" if s else " not reached", va="center", fontsize=8)
+    left.set_xscale("symlog", linthresh=1)
+    left.set_xlabel(f"median seconds to {results['threshold']:g} (lower is better)")
+    left.set_yticks(list(ys), labels, fontsize=8)
+    left.invert_yaxis()
+    right.barh(ys, rates, color="#009688")
+    for y, r in zip(ys, rates, strict=True):
+        right.text(r, y, f" {r:,.0f}", va="center", fontsize=8)
+    right.set_xlabel("env-steps/s while training (higher is better)")
+    fig.suptitle(f"{results['env']}: the PPO race of {results['date'][:10]}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def zoo_plot(results, path):
+    """Steps each seed took to reach its game's target, one row per tuned game."""
+    plt = _pyplot()
+    games = results["games"]
+    fig, ax = plt.subplots(figsize=(8, 0.5 * len(games) + 1.4))
+    for y, game in enumerate(games):
+        steps = [a["steps"] for a in game["attempts"] if a["solved"]]
+        ax.scatter(steps, [y] * len(steps), color="#3f51b5", zorder=3)
+        ax.plot([0, game["budget"]], [y, y], color="#cccccc", zorder=1)
+    ax.set_yticks(
+        range(len(games)), [f"{g['id']} ({g['solved']}/{len(g['seeds'])})" for g in games]
+    )
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("env steps to the target, one point per seed (grey: the step budget)")
+    ax.set_title(f"Tuned PPO configurations, run of {results['machine']['date']}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+PLOTS = {
+    "performance/race.png": (RACE, race_plot),
+    "performance/zoo.png": (ZOO, zoo_plot),
+}
+
+
+def on_files(files, config):
+    folder = Path(tempfile.mkdtemp(prefix="vecenv-plots-"))
+    for uri, (source, draw) in PLOTS.items():
+        path = folder / uri.replace("/", "_")
+        draw(json.loads(source.read_text()), path)
+        files.append(File.generated(config, uri, abs_src_path=str(path)))
+    return files

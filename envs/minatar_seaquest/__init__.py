@@ -1,0 +1,1 @@
+"""MinAtar's Seaquest: a submarine shoots enemies, rescues divers and comes up for air on 10x10."""

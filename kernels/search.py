@@ -1,0 +1,715 @@
+"""Monte Carlo tree search: one tree's arithmetic, shared by every game.
+
+A search runs T trees at once (one per searched episode); tree ``t`` owns row ``t`` of every array
+below, so trees never share a write and a tree's result depends on its root and its own random
+stream only, whatever the thread count or the batch it runs in. Node 0 is the root; a node is
+made per simulation (``search_drivers`` steps the game's rules into it), so a search of S
+simulations needs at most S + 1 nodes.
+
+- ``nodes`` (T, M) records of ``NODE``: per node its visits, the mean value of its visits and
+  the evaluator's value (``raw``), all from the point of view of the seat to move there
+  (``mover``); the edge from its parent (``parent``, ``action``, the step's ``reward`` to the
+  parent's mover, and ``discount``: 0 where the step ended the game, -1 where the seat to move
+  changed, +1 where it did not), and ``terminal``;
+- ``children`` (T, M, A) int32: the child of each action, -1 until it is made;
+- ``prior`` (T, M, A) float64: the prior probabilities (zero on illegal actions);
+- ``legal`` (T, M, A) bool: the legal actions of the seat to move.
+
+The value of action ``a`` at node ``n`` (its Q) is ``reward + discount * value`` of the child,
+as mctx's ``Tree.qvalues``; an unvisited action has none. The selection rules are mctx's
+(``muzero_action_selection`` with ``qtransform_by_parent_and_siblings``; Gumbel MuZero's
+sequential halving at the root and its deterministic interior selection, with
+``qtransform_completed_by_mix_value``) and OpenSpiel's ``MCTSBot`` UCT, with these differences:
+illegal actions are masked at every node (mctx masks the root only and leaves the interior to the
+priors), and ties in PUCT and UCT go to the lowest action (mctx adds 1e-7 uniform noise, OpenSpiel
+shuffles the children once). A simulation that reaches a terminal node counts a visit of value 0
+there (mctx would expand a dummy child whose discount is 0: the same statistics).
+"""
+
+import functools
+import math
+
+import numba as nb
+import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
+
+from .agents import AGENT_RNG
+from .rng import integer, next_u64, uniform
+
+NODE = np.dtype(
+    [
+        ("visits", np.int32),
+        ("parent", np.int32),
+        ("action", np.int32),
+        ("mover", np.int8),
+        ("terminal", np.bool_),
+        ("value", np.float64),
+        ("raw", np.float64),
+        ("reward", np.float64),
+        ("discount", np.float64),
+    ],
+    align=True,
+)
+
+# Selection rules.
+PUCT = 0
+UCT = 1
+GUMBEL = 2
+
+# Leaf evaluations made inside the compiled search (a Python evaluator is the driver's business).
+ROLLOUT = 0
+UNIFORM = 1
+CALLBACK = 2
+
+# How a simulation ends: at a node it made, at a terminal node (a visit of value 0), or at a node
+# it had made before, cut off by ``MAX_DEPTH`` (mctx evaluates that node again and overwrites
+# its value).
+FRESH = 0
+TERMINAL = 1
+AGAIN = 2
+
+# Float parameters, by index into the search's ``fparams`` array.
+C_INIT = 0  # PUCT's pb_c_init
+C_BASE = 1  # PUCT's pb_c_base
+UCT_C = 2  # UCT's exploration constant
+VALUE_SCALE = 3  # Gumbel's qtransform value_scale
+MAXVISIT_INIT = 4  # Gumbel's qtransform maxvisit_init
+EPSILON = 5  # the qtransforms' smallest denominator
+DIRICHLET_FRACTION = 6
+DIRICHLET_ALPHA = 7
+GUMBEL_SCALE = 8
+TEMPERATURE = 9
+F_PARAMS = 10
+
+# Integer parameters, by index into ``iparams``.
+SELECTION = 0
+SIMULATIONS = 1
+MAX_DEPTH = 2
+MAX_CONSIDERED = 3
+ROLLOUT_LIMIT = 4
+EVALUATION = 5
+MAX_STEPS = 6  # the time limit: a step that reaches it ends the game
+LOW = 7  # the action value of action index 0
+I_PARAMS = 8
+
+# The operations of ``tree_op``.
+OP_ROOT = 0
+OP_WALK = 1
+OP_SETTLE = 2
+OP_RESULTS = 3
+
+# ``tree_op``'s context: an int64 array of the arrays' addresses and sizes, by index.
+CTX_NODES = 0  # (T, M) NODE
+CTX_CHILDREN = 1  # (T, M, A) int32
+CTX_PRIOR = 2  # (T, M, A) float64
+CTX_LEGAL = 3  # (T, M, A) bool
+CTX_NOISE = 4  # (T, A) float64
+CTX_SCRATCH = 5  # (T, 2, A) float64
+CTX_LOGITS = 6  # (T, A) float64: a Python evaluator's prior logits
+CTX_WALK = 7  # (T, 2) int64: where OP_WALK ends
+CTX_FPARAMS = 8  # (F_PARAMS,) float64
+CTX_IPARAMS = 9  # (I_PARAMS,) int64
+CTX_TABLE = 10  # (min(MAX_CONSIDERED, A) + 1, SIMULATIONS) int32: sequential halving's schedule
+CTX_WORDS = 11  # (N,) AGENT_RNG: the trees' random streams, by episode
+CTX_ACTION = 12  # (N,) int64, then the other results, by episode: (action, policy, visits,
+CTX_POLICY = 13  # qvalues, value) as ``results`` writes them
+CTX_VISITS = 14
+CTX_QVALUES = 15
+CTX_VALUE = 16
+CTX_TREES = 17  # T
+CTX_NODES_PER_TREE = 18  # M
+CTX_ACTIONS = 19  # A
+CTX_EPISODES = 20  # N
+CTX_TABLE_ROWS = 21  # the schedule's shape (1 x 1 where it is not read)
+CTX_TABLE_COLUMNS = 22
+CTX_SIZE = 23
+
+TINY = np.finfo(np.float64).tiny
+LOW_LOGIT = -1e9  # mctx's floor of a considered score
+
+
+def considered_visits(max_considered, simulations):
+    """Sequential halving's schedule, as mctx's ``get_table_of_considered_visits``: row ``m`` (0
+    to ``max_considered``) is, for each simulation, the visit count an action of the root must
+    have to be considered when ``m`` actions are; an (M + 1, S) int32 array."""
+    table = np.zeros((max_considered + 1, simulations), dtype=np.int32)
+    for m in range(max_considered + 1):
+        if m <= 1:
+            table[m] = np.arange(simulations)
+            continue
+        halvings = math.ceil(math.log2(m))
+        counts = [0] * m
+        sequence = []
+        considered = m
+        while len(sequence) < simulations:
+            rounds = max(1, int(simulations / (halvings * considered)))
+            for _ in range(rounds):
+                sequence.extend(counts[:considered])
+                for k in range(considered):
+                    counts[k] += 1
+            considered = max(2, considered // 2)
+        table[m] = sequence[:simulations]
+    return table
+
+
+# -- random draws ---------------------------------------------------------------------------------
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def open_uniform(r):
+    """A uniform float on (0, 1), never 0 or 1 (for logarithms)."""
+    return (np.float64(next_u64(r) >> np.uint64(11)) + 0.5) * (1.0 / 9007199254740992.0)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def gumbel(r):
+    return -math.log(-math.log(open_uniform(r)))
+
+
+@nb.njit(cache=True, error_model="numpy")
+def normal(r):
+    """A standard normal (Box-Muller, one of the pair)."""
+    return math.sqrt(-2.0 * math.log(open_uniform(r))) * math.cos(2.0 * math.pi * uniform(r))
+
+
+@nb.njit(cache=True, error_model="numpy")
+def gamma(r, shape):
+    """A Gamma(shape, 1) draw (Marsaglia and Tsang; shape < 1 through Gamma(shape + 1))."""
+    boost = 1.0
+    if shape < 1.0:
+        boost = open_uniform(r) ** (1.0 / shape)
+        shape += 1.0
+    d = shape - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        x = normal(r)
+        v = 1.0 + c * x
+        if v <= 0.0:
+            continue
+        v = v * v * v
+        u = open_uniform(r)
+        if math.log(u) < 0.5 * x * x + d - d * v + d * math.log(v):
+            return boost * d * v
+
+
+# -- one node's statistics ------------------------------------------------------------------------
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def qvalue(nodes, child):
+    return nodes[child].reward + nodes[child].discount * nodes[child].value
+
+
+@nb.njit(cache=True, error_model="numpy")
+def uniform_prior(legal, n, prior):
+    """Uniform probabilities over the legal actions of node ``n``."""
+    count = 0
+    for a in range(legal.shape[1]):
+        count += legal[n, a]
+    for a in range(legal.shape[1]):
+        prior[n, a] = 1.0 / count if legal[n, a] else 0.0
+
+
+@nb.njit(cache=True, error_model="numpy")
+def softmax_prior(legal, n, logits, prior):
+    """``softmax(logits)`` over the legal actions of node ``n`` (mctx's masked softmax)."""
+    top = -np.inf
+    for a in range(legal.shape[1]):
+        if legal[n, a] and logits[a] > top:
+            top = logits[a]
+    total = 0.0
+    for a in range(legal.shape[1]):
+        p = math.exp(logits[a] - top) if legal[n, a] else 0.0
+        prior[n, a] = p
+        total += p
+    for a in range(legal.shape[1]):
+        prior[n, a] /= total
+
+
+@nb.njit(cache=True, error_model="numpy")
+def add_dirichlet(r, legal, prior, noise, fraction, alpha):
+    """Mix Dirichlet(alpha) noise over the root's legal actions into its prior, AlphaZero's
+    exploration noise (mctx draws it over every action and masks afterwards); ``noise`` is
+    scratch space of A floats."""
+    total = 0.0
+    for a in range(legal.shape[1]):
+        noise[a] = gamma(r, alpha) if legal[0, a] else 0.0
+        total += noise[a]
+    for a in range(legal.shape[1]):
+        if legal[0, a]:
+            prior[0, a] = (1.0 - fraction) * prior[0, a] + fraction * noise[a] / total
+
+
+@nb.njit(cache=True, error_model="numpy")
+def backward(nodes, leaf, value):
+    """Count a visit of value ``value`` (the leaf mover's) at ``leaf`` and every node above it
+    (``propagate``)."""
+    node = nodes[leaf]
+    node.value = (node.value * node.visits + value) / (node.visits + 1)
+    node.visits += 1
+    propagate(nodes, leaf, value)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def propagate(nodes, leaf, value):
+    """Count a visit of value ``value`` (``leaf``'s mover's) at every node above ``leaf``, each
+    seeing it through the edges' rewards and discounts (mctx's ``backward``)."""
+    index = leaf
+    while index != 0:
+        below = nodes[index]
+        value = below.reward + below.discount * value
+        above = nodes[below.parent]
+        above.value = (above.value * above.visits + value) / (above.visits + 1)
+        above.visits += 1
+        index = below.parent
+
+
+@nb.njit(cache=True, error_model="numpy")
+def settle(nodes, leaf, code, value):
+    """Count the simulation that ended at ``leaf``: a terminal node's visit of value 0; a
+    node's first visit, of the evaluator's ``value``; or (AGAIN) its value replaced by
+    ``value``, as mctx's expansion of an existing node does."""
+    if code == TERMINAL:
+        backward(nodes, leaf, 0.0)
+        return
+    node = nodes[leaf]
+    node.raw = value
+    if code == FRESH:
+        backward(nodes, leaf, value)
+        return
+    node.value = value
+    node.visits += 1
+    propagate(nodes, leaf, value)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def root_value(r, nodes, prior, legal, noise, scratch, value, fparams, iparams):
+    """The root's first visit, of value ``value``, and its noise: Dirichlet in its prior (PUCT
+    and UCT, where the fraction is positive), Gumbel's for Gumbel's selection."""
+    root = nodes[0]
+    root.visits = 1
+    root.value = value
+    root.raw = value
+    if iparams[SELECTION] == GUMBEL:
+        for k in range(noise.shape[0]):
+            noise[k] = fparams[GUMBEL_SCALE] * gumbel(r)
+    elif fparams[DIRICHLET_FRACTION] > 0.0:
+        add_dirichlet(
+            r, legal, prior, scratch[1], fparams[DIRICHLET_FRACTION], fparams[DIRICHLET_ALPHA]
+        )
+
+
+# -- selection -------------------------------------------------------------------------------------
+
+
+@nb.njit(cache=True, error_model="numpy")
+def puct_select(nodes, children, prior, legal, n, fparams):
+    """mctx's ``muzero_action_selection`` at node ``n``: Q normalised by the node's value and
+    its children's (``qtransform_by_parent_and_siblings``), unvisited actions at the minimum,
+    plus ``sqrt(N) * pb_c * prior / (visits + 1)``."""
+    node_value = nodes[n].value
+    low = node_value
+    high = node_value
+    for a in range(children.shape[1]):
+        c = children[n, a]
+        if c >= 0:
+            q = qvalue(nodes, c)
+            low = min(low, q)
+            high = max(high, q)
+    span = max(high - low, fparams[EPSILON])
+    visits = nodes[n].visits
+    base = fparams[C_BASE]
+    pb_c = fparams[C_INIT] + math.log((visits + base + 1.0) / base)
+    scale = math.sqrt(visits) * pb_c
+    best = -np.inf
+    chosen = -1
+    for a in range(children.shape[1]):
+        if not legal[n, a]:
+            continue
+        c = children[n, a]
+        if c >= 0:
+            score = (qvalue(nodes, c) - low) / span + scale * prior[n, a] / (nodes[c].visits + 1)
+        else:
+            score = scale * prior[n, a]
+        if score > best:
+            best = score
+            chosen = a
+    return chosen
+
+
+@nb.njit(cache=True, error_model="numpy")
+def uct_select(nodes, children, legal, n, fparams):
+    """OpenSpiel's ``MCTSBot`` UCT at node ``n``: an unvisited legal action first, else the
+    highest ``Q + c * sqrt(log(N) / visits)``."""
+    log_visits = math.log(nodes[n].visits)
+    c_uct = fparams[UCT_C]
+    best = -np.inf
+    chosen = -1
+    for a in range(children.shape[1]):
+        if not legal[n, a]:
+            continue
+        c = children[n, a]
+        if c < 0:
+            return a
+        score = qvalue(nodes, c) + c_uct * math.sqrt(log_visits / nodes[c].visits)
+        if score > best:
+            best = score
+            chosen = a
+    return chosen
+
+
+@nb.njit(cache=True, error_model="numpy")
+def completed_qvalues(nodes, children, prior, n, fparams, out):
+    """mctx's ``qtransform_completed_by_mix_value`` at node ``n`` into ``out``: the visited
+    actions' Q, the unvisited ones' the mixed value (the evaluator's value mixed with the visited
+    Q weighted by their priors), rescaled to [0, 1] over every action and scaled by
+    ``(maxvisit_init + max visits) * value_scale``."""
+    total_visits = 0
+    most = 0
+    prior_sum = 0.0
+    weighted = 0.0
+    for a in range(children.shape[1]):
+        c = children[n, a]
+        if c >= 0:
+            k = nodes[c].visits
+            total_visits += k
+            most = max(most, k)
+            p = max(TINY, prior[n, a])
+            prior_sum += p
+            weighted += p * qvalue(nodes, c)
+    mixed = nodes[n].raw
+    if total_visits > 0:
+        mixed = (nodes[n].raw + total_visits * (weighted / prior_sum)) / (total_visits + 1)
+    low = np.inf
+    high = -np.inf
+    for a in range(children.shape[1]):
+        c = children[n, a]
+        q = qvalue(nodes, c) if c >= 0 else mixed
+        out[a] = q
+        low = min(low, q)
+        high = max(high, q)
+    span = max(high - low, fparams[EPSILON])
+    scale = (fparams[MAXVISIT_INIT] + most) * fparams[VALUE_SCALE]
+    for a in range(children.shape[1]):
+        out[a] = scale * (out[a] - low) / span
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def child_visits(nodes, children, n, a):
+    c = children[n, a]
+    return nodes[c].visits if c >= 0 else 0
+
+
+@nb.njit(cache=True, error_model="numpy")
+def considered_scores(nodes, children, prior, legal, noise, completed, considered, out):
+    """mctx's ``score_considered`` at the root into ``out``: ``gumbel + logit + completed Q``
+    (floored at -1e9) for the actions visited ``considered`` times, -inf for the others and for
+    illegal actions."""
+    top = -np.inf
+    for a in range(children.shape[1]):
+        top = max(top, math.log(max(prior[0, a], TINY)))
+    for a in range(children.shape[1]):
+        if legal[0, a] and child_visits(nodes, children, 0, a) == considered:
+            logit = math.log(max(prior[0, a], TINY)) - top
+            out[a] = max(LOW_LOGIT, noise[a] + logit + completed[a])
+        else:
+            out[a] = -np.inf
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def argmax_first(values):
+    best = 0
+    for a in range(1, values.shape[0]):
+        if values[a] > values[best]:
+            best = a
+    return best
+
+
+@nb.njit(cache=True, error_model="numpy")
+def gumbel_root_select(nodes, children, prior, legal, noise, table, fparams, iparams, scratch):
+    """Gumbel MuZero's root selection (mctx's ``gumbel_muzero_root_action_selection``): the
+    considered action (by sequential halving's schedule) with the highest score."""
+    completed = scratch[0]
+    scores = scratch[1]
+    completed_qvalues(nodes, children, prior, np.int64(0), fparams, completed)
+    num_legal = np.int64(0)
+    visited = np.int64(0)
+    for a in range(children.shape[1]):
+        num_legal += legal[0, a]
+        visited += child_visits(nodes, children, 0, a)
+    considered = table[min(iparams[MAX_CONSIDERED], num_legal), visited]
+    considered_scores(nodes, children, prior, legal, noise, completed, considered, scores)
+    return argmax_first(scores)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def gumbel_interior_select(nodes, children, prior, legal, n, fparams, scratch):
+    """Gumbel MuZero's interior selection (mctx's ``gumbel_muzero_interior_action_selection``):
+    the legal action whose share of the visits falls furthest below
+    ``softmax(logits + completed Q)``."""
+    completed = scratch[0]
+    completed_qvalues(nodes, children, prior, n, fparams, completed)
+    top = -np.inf
+    for a in range(children.shape[1]):
+        completed[a] += math.log(max(prior[n, a], TINY))
+        top = max(top, completed[a])
+    total = 0.0
+    visits = 0
+    for a in range(children.shape[1]):
+        completed[a] = math.exp(completed[a] - top)
+        total += completed[a]
+        visits += child_visits(nodes, children, n, a)
+    best = -np.inf
+    chosen = -1
+    for a in range(children.shape[1]):
+        if legal[n, a]:
+            score = completed[a] / total - child_visits(nodes, children, n, a) / (1.0 + visits)
+            if score > best:
+                best = score
+                chosen = a
+    return chosen
+
+
+@nb.njit(cache=True, error_model="numpy")
+def select(nodes, children, prior, legal, n, noise, table, fparams, iparams, scratch):
+    """The action the search takes at node ``n`` (-1 where it has no legal action)."""
+    rule = iparams[SELECTION]
+    if rule == GUMBEL:
+        if n == 0:
+            return gumbel_root_select(
+                nodes, children, prior, legal, noise, table, fparams, iparams, scratch
+            )
+        return gumbel_interior_select(nodes, children, prior, legal, n, fparams, scratch)
+    if rule == UCT:
+        return uct_select(nodes, children, legal, n, fparams)
+    return puct_select(nodes, children, prior, legal, n, fparams)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def walk_down(nodes, children, prior, legal, noise, scratch, table, fparams, iparams, walk):
+    """One simulation's way down from the root (mctx's ``simulate``): FRESH where it leaves
+    the tree, ``walk`` = (node, action) the node to make; TERMINAL at a terminal node and AGAIN
+    at a node cut off by MAX_DEPTH, ``walk`` = (node, -1)."""
+    n = np.int64(0)
+    depth = 0
+    while True:
+        if nodes[n].terminal:
+            break
+        a = select(nodes, children, prior, legal, n, noise, table, fparams, iparams, scratch)
+        if a < 0:  # no legal action: only a terminal node has none, but never loop on it
+            break
+        c = np.int64(children[n, a])
+        depth += 1
+        if c < 0:
+            walk[0] = n
+            walk[1] = a
+            return FRESH
+        n = c
+        if depth >= iparams[MAX_DEPTH]:
+            walk[0] = n
+            walk[1] = -1
+            return TERMINAL if nodes[n].terminal else AGAIN
+    walk[0] = n
+    walk[1] = -1
+    return TERMINAL
+
+
+# -- the root's results ----------------------------------------------------------------------------
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _most_visited(r, nodes, children, legal, temperature):
+    """The action to play by visits: the most visited (ties uniformly at random) at temperature
+    0, else one drawn with probability proportional to ``visits ** (1 / temperature)``."""
+    most = 0
+    for a in range(children.shape[1]):
+        most = max(most, child_visits(nodes, children, 0, a))
+    if most == 0:
+        return -1
+    if temperature <= 0.0:
+        ties = np.int64(0)
+        for a in range(children.shape[1]):
+            ties += legal[0, a] and child_visits(nodes, children, 0, a) == most
+        pick = integer(r, ties)
+        for a in range(children.shape[1]):
+            if legal[0, a] and child_visits(nodes, children, 0, a) == most:
+                if pick == 0:
+                    return a
+                pick -= 1
+    total = 0.0
+    for a in range(children.shape[1]):
+        k = child_visits(nodes, children, 0, a)
+        if k > 0:
+            total += math.exp(math.log(k / most) / temperature)
+    draw = uniform(r) * total
+    last = -1
+    for a in range(children.shape[1]):
+        k = child_visits(nodes, children, 0, a)
+        if k > 0:
+            last = a
+            draw -= math.exp(math.log(k / most) / temperature)
+            if draw < 0.0:
+                return a
+    return last
+
+
+@nb.njit(cache=True, error_model="numpy")
+def results(r, nodes, children, prior, legal, noise, scratch, fparams, iparams, out, row):
+    """The root's statistics into row ``row`` of ``out`` = (action, policy, visits, qvalues,
+    value): visit counts and Q per action (0 where unvisited, as mctx's summary), the root's
+    value, the policy (visit shares for PUCT and UCT; ``softmax(logits + completed Q)`` over the
+    legal actions for Gumbel, mctx's ``action_weights``) and the index of the action to play
+    (the most visited, or at a temperature drawn by visits; for Gumbel the best considered
+    action; -1 where the root has no legal action)."""
+    action, policy, visits, qvalues, value = out
+    if nodes[0].terminal:
+        for a in range(children.shape[1]):
+            visits[row, a] = 0
+            qvalues[row, a] = 0.0
+            policy[row, a] = 0.0
+        value[row] = nodes[0].value
+        action[row] = -1
+        return
+    total = 0
+    for a in range(children.shape[1]):
+        c = children[0, a]
+        visits[row, a] = nodes[c].visits if c >= 0 else 0
+        qvalues[row, a] = qvalue(nodes, c) if c >= 0 else 0.0
+        total += visits[row, a]
+    value[row] = nodes[0].value
+    if iparams[SELECTION] == GUMBEL:
+        completed = scratch[0]
+        scores = scratch[1]
+        completed_qvalues(nodes, children, prior, np.int64(0), fparams, completed)
+        most = np.int64(0)
+        for a in range(children.shape[1]):
+            most = max(most, visits[row, a])
+        considered_scores(nodes, children, prior, legal, noise, completed, most, scores)
+        action[row] = argmax_first(scores)
+        top = -np.inf
+        for a in range(children.shape[1]):
+            if legal[0, a]:
+                completed[a] += math.log(max(prior[0, a], TINY))
+                top = max(top, completed[a])
+        norm = 0.0
+        for a in range(children.shape[1]):
+            policy[row, a] = math.exp(completed[a] - top) if legal[0, a] else 0.0
+            norm += policy[row, a]
+        for a in range(children.shape[1]):
+            policy[row, a] /= norm
+    else:
+        for a in range(children.shape[1]):
+            policy[row, a] = visits[row, a] / total if total > 0 else 0.0
+        action[row] = _most_visited(r, nodes, children, legal, fparams[TEMPERATURE])
+
+
+# -- one call for the tree's side of a simulation ------------------------------------------------
+#
+# Every game's search (``search_drivers``) calls the tree's arithmetic through one C function,
+# ``tree_op``, by its address: compiled once (and cached) for every game, instead of being
+# compiled again into each game's search (numba optimises and emits a function's callees again
+# into every caller, which made a game's first search several times slower to compile than the
+# game's engine).
+
+
+@intrinsic
+def _pointer(typingctx, address):
+    """An address (an int) as a pointer, for ``nb.carray``."""
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(types.voidptr))
+
+    return types.voidptr(types.int64), codegen
+
+
+@intrinsic
+def call_tree_op(typingctx, address, context, op, t, i, j, value):
+    """``tree_op(context, op, t, i, j, value)`` called through its ``address``."""
+    sig = types.float64(
+        types.int64, types.int64, types.int64, types.int64, types.int64, types.int64, types.float64
+    )
+
+    def codegen(cgctx, builder, signature, args):
+        i64 = ir.IntType(64)
+        fnty = ir.FunctionType(ir.DoubleType(), [i64, i64, i64, i64, i64, ir.DoubleType()])
+        fn = builder.inttoptr(args[0], fnty.as_pointer())
+        return builder.call(fn, args[1:])
+
+    return sig, codegen
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _view(ctx, k, shape, dtype):
+    return nb.carray(_pointer(ctx[k]), shape, dtype)
+
+
+def _tree_op(context, op, t, i, j, value):
+    """One tree's side of a search step, on tree ``t`` of the arrays ``context`` addresses:
+
+    - OP_ROOT (``i`` the episode): the root's priors (uniform, or the evaluator's ``logits``
+      row where the evaluation is CALLBACK), its first visit, of ``value``, and its noise;
+    - OP_WALK (``i`` the episode): one simulation's way down, to where it makes a node (returns
+      FRESH, ``walk[t]`` = (parent, action)), reaches a terminal node (TERMINAL, (node, -1)) or
+      is cut off by MAX_DEPTH (AGAIN, (node, -1));
+    - OP_SETTLE (``i`` the node, ``j`` its code): the node's priors (as OP_ROOT's) unless it is
+      terminal, and the simulation counted with ``value`` (``settle``);
+    - OP_RESULTS (``i`` the episode): the root's results into the episode's rows (``results``).
+    """
+    ctx = nb.carray(_pointer(context), (CTX_SIZE,), np.int64)
+    trees, m, a, n = ctx[CTX_TREES], ctx[CTX_NODES_PER_TREE], ctx[CTX_ACTIONS], ctx[CTX_EPISODES]
+    nodes = _view(ctx, CTX_NODES, (trees, m), NODE)[t]
+    children = _view(ctx, CTX_CHILDREN, (trees, m, a), np.int32)[t]
+    prior = _view(ctx, CTX_PRIOR, (trees, m, a), np.float64)[t]
+    legal = _view(ctx, CTX_LEGAL, (trees, m, a), np.bool_)[t]
+    noise = _view(ctx, CTX_NOISE, (trees, a), np.float64)[t]
+    scratch = _view(ctx, CTX_SCRATCH, (trees, 2, a), np.float64)[t]
+    fparams = _view(ctx, CTX_FPARAMS, (F_PARAMS,), np.float64)
+    iparams = _view(ctx, CTX_IPARAMS, (I_PARAMS,), np.int64)
+    callback = iparams[EVALUATION] == CALLBACK
+    if op == OP_WALK:
+        table = _view(ctx, CTX_TABLE, (ctx[CTX_TABLE_ROWS], ctx[CTX_TABLE_COLUMNS]), np.int32)
+        walk = _view(ctx, CTX_WALK, (trees, 2), np.int64)[t]
+        return walk_down(
+            nodes, children, prior, legal, noise, scratch, table, fparams, iparams, walk
+        )
+    if op == OP_SETTLE:
+        if j != TERMINAL:
+            if callback:
+                logits = _view(ctx, CTX_LOGITS, (trees, a), np.float64)[t]
+                softmax_prior(legal, i, logits, prior)
+            else:
+                uniform_prior(legal, i, prior)
+        settle(nodes, i, j, value)
+        return 0.0
+    words = _view(ctx, CTX_WORDS, (n,), AGENT_RNG)
+    r = words[i]
+    if op == OP_ROOT:
+        if callback:
+            logits = _view(ctx, CTX_LOGITS, (trees, a), np.float64)[t]
+            softmax_prior(legal, np.int64(0), logits, prior)
+        else:
+            uniform_prior(legal, np.int64(0), prior)
+        root_value(r, nodes, prior, legal, noise, scratch, value, fparams, iparams)
+        return 0.0
+    out = (
+        _view(ctx, CTX_ACTION, (n,), np.int64),
+        _view(ctx, CTX_POLICY, (n, a), np.float64),
+        _view(ctx, CTX_VISITS, (n, a), np.int64),
+        _view(ctx, CTX_QVALUES, (n, a), np.float64),
+        _view(ctx, CTX_VALUE, (n,), np.float64),
+    )
+    results(r, nodes, children, prior, legal, noise, scratch, fparams, iparams, out, i)
+    return 0.0
+
+
+_TREE_OP = types.float64(
+    types.int64, types.int64, types.int64, types.int64, types.int64, types.float64
+)
+
+
+@functools.cache
+def tree_op_address():
+    """``tree_op``'s address, compiled (or loaded from numba's cache) on the first search."""
+    return nb.cfunc(_TREE_OP, cache=True, error_model="numpy")(_tree_op).address

@@ -1,0 +1,702 @@
+"""Batched Monte Carlo tree search over a game's own rules.
+
+``MCTS(game, simulations)`` searches N positions of a two-agent game at once, S simulations each,
+inside compiled code: one tree per position, grown by copying the game's state records and
+stepping them with its ``step``, the legal moves read from its observation's ``legal`` field
+(every action is legal in a game without one, and a move its rules refuse loses, as they rule
+it). Nothing new for a game to write. The selection rules are mctx's PUCT (``selection="puct"``,
+MuZero's ``muzero_action_selection``), Gumbel MuZero's (``"gumbel"``: sequential halving with
+Gumbel noise at the root, mctx's ``gumbel_muzero_policy``) and OpenSpiel's UCT (``"uct"``, its
+``MCTSBot``); ``vecenv.kernels.search`` says where they differ from those references.
+
+Leaves are evaluated by random rollouts inside the compiled search (``evaluator="rollout"``), as
+worth 0 with uniform priors (``"uniform"``), or by a batched Python evaluator
+``evaluator(obs, legal) -> (logits, values)``: ``obs`` the leaves' observations seen by the seat
+to move there ({field: (T, ...)}, as ``selfplay``'s policies get them), ``legal`` (T, A) bool,
+returning prior logits (T, A) and values (T,) for the seat to move, all finite; it is called once
+for the roots and once per simulation for every tree at once, as mctx batches its
+``recurrent_fn``, so a network evaluates thousands of leaves per call. The values of terminal
+leaves come from the rules (the evaluator's are ignored there).
+
+``MCTS.search(states, seed)`` returns a ``SearchResult`` of arrays: the action to play, the
+policy (visit shares; Gumbel's improved policy), visit counts and Q per action, the root's value.
+Tree i draws from the random stream of ``(seed, i)`` (or the stream word given for it), so the
+same seed gives the same search for any thread count and any split of the batch.
+
+A two-agent game of Kaggle's statuses (``vecenv.kernels.turns``) with one discrete action per
+agent can be searched: the seat to move is the ACTIVE one and values are zero-sum (a node's value
+is the mover's; a step that keeps the mover adds the next value, one that passes the move
+subtracts it, as mctx's discount of -1). Where both seats move at once (rps) the searching seat
+chooses and the other's action is drawn uniformly from its legal ones.
+
+The agent ``mcts`` of every two-agent game is this search playing the seat to move (random
+rollouts, PUCT, ``DEFAULT_SIMULATIONS`` simulations; ``"mcts:400"`` sets them): ``MCTSAgent``,
+and ``agent_spec`` reads the names.
+"""
+
+import concurrent.futures
+import dataclasses
+import math
+import re
+
+import numba
+import numpy as np
+
+from vecenv.kernels import build
+from vecenv.kernels import search as kernels
+from vecenv.kernels.agents import AGENT_RNG
+from vecenv.kernels.rng import seed_words
+from vecenv.kernels.turns import ACTIVE, INVALID
+
+from . import memory, registry
+from .engine import SEED_LIMIT, Engine, fresh_seed, is_integer
+
+SELECTIONS = {"puct": kernels.PUCT, "uct": kernels.UCT, "gumbel": kernels.GUMBEL}
+EVALUATORS = {"rollout": kernels.ROLLOUT, "uniform": kernels.UNIFORM}
+DEFAULT_SIMULATIONS = 1000
+MAX_SIMULATIONS = 2**24  # node indices stay int32 with room to spare
+DEFAULT_ROLLOUT_LIMIT = 10_000  # plies of a rollout in a game without a time limit
+# The trees' default memory: more positions than it holds are searched in batches (the same
+# results), so a large batch never takes the whole memory budget.
+TREE_BYTES = 256 * 2**20
+AGENT = "mcts"
+_AGENT_NAME = re.compile(r"mcts(?::([0-9]+))?")
+
+
+@dataclasses.dataclass
+class SearchResult:
+    """Per searched position (rows by episode; ``searched`` says which were):
+
+    ``action`` (N,) int64, the action to play (one below the action's range where the position
+    was not searched or has no legal action); ``policy`` (N, A) float64, the search's policy over
+    the A actions (visit shares; for Gumbel, mctx's ``action_weights``); ``visit_counts`` (N, A)
+    int64; ``qvalues`` (N, A) float64, each action's value for the seat that searched (0 where
+    unvisited); ``root_value`` (N,) float64, the root's mean value; ``searched`` (N,) bool;
+    ``seats`` (N,) int64, the seat each search played (-1 where none)."""
+
+    action: np.ndarray
+    policy: np.ndarray
+    visit_counts: np.ndarray
+    qvalues: np.ndarray
+    root_value: np.ndarray
+    searched: np.ndarray
+    seats: np.ndarray
+
+
+def _positive(value, what, high):
+    if not is_integer(value) or not 1 <= value <= high:
+        raise ValueError(f"{what} must be an integer in [1, {high}], got {value!r}")
+    return int(value)
+
+
+def _finite(value, what, low=-math.inf, high=math.inf, low_open=False):
+    """``value`` as a float, or ValueError unless it is a finite number in the interval."""
+    x = float(value) if isinstance(value, (int, float, np.number)) else math.nan
+    inside = (low < x if low_open else low <= x) and x <= high
+    if isinstance(value, bool) or not math.isfinite(x) or not inside:
+        left = "(" if low_open else "["
+        raise ValueError(f"{what} must be a finite number in {left}{low}, {high}], got {value!r}")
+    return x
+
+
+class MCTS:
+    """Batched MCTS over positions of one two-agent game (see the module).
+
+    Args:
+        game: an ``Engine`` (its game, configuration and time limit) or a game's name, with its
+            ``**configuration``.
+        simulations: simulations per search (S).
+        selection: "uct" (default: OpenSpiel's, the one for random rollouts), "puct" or
+            "gumbel" (mctx's, for an evaluator's priors and values).
+        evaluator: "rollout" (default), "uniform" or a batched Python callable.
+        num_threads: threads over the trees; results never depend on it.
+        c_init, c_base: PUCT's ``pb_c_init`` and ``pb_c_base`` (mctx's 1.25 and 19652).
+        uct_c: UCT's exploration constant (2, as OpenSpiel's examples).
+        max_considered, gumbel_scale, value_scale, maxvisit_init: Gumbel MuZero's
+            ``max_num_considered_actions`` and noise scale (16 and 1) and its Q transform's (0.1
+            and 50), mctx's defaults.
+        dirichlet_fraction, dirichlet_alpha: AlphaZero's root noise for PUCT and UCT (0: none;
+            mctx's muzero_policy uses 0.25 and 0.3).
+        temperature: PUCT and UCT play the most visited action at 0, else one drawn with
+            probability proportional to ``visits ** (1 / temperature)``.
+        max_depth: mctx's ``max_depth`` (None: no cut-off).
+        rollout_limit: the most plies of a rollout (default: the time limit, else 10,000).
+        max_trees: the most trees held at once (positions beyond are searched in batches of
+            it, with the same results); default: as many as ``TREE_BYTES`` holds, or the
+            memory budget where one is given.
+        memory_budget: the most bytes the trees may take (bytes or "16G", as ``vecenv.make``'s;
+            default ``TREE_BYTES`` or vecenv's budget, whichever is less); one tree over it is a
+            ValueError before anything is allocated.
+    """
+
+    def __init__(
+        self,
+        game,
+        simulations=DEFAULT_SIMULATIONS,
+        *,
+        selection="uct",
+        evaluator="rollout",
+        num_threads=1,
+        c_init=1.25,
+        c_base=19652.0,
+        uct_c=2.0,
+        max_considered=16,
+        gumbel_scale=1.0,
+        value_scale=0.1,
+        maxvisit_init=50.0,
+        dirichlet_fraction=0.0,
+        dirichlet_alpha=0.3,
+        temperature=0.0,
+        max_depth=None,
+        rollout_limit=None,
+        max_trees=None,
+        memory_budget=None,
+        **configuration,
+    ):
+        if isinstance(game, Engine):
+            if configuration:
+                raise ValueError("an engine brings its configuration: give none beside it")
+            engine = game
+        else:
+            spec = registry.get_spec(game)
+            if spec.num_agents != 2:  # before an engine is made (and compiled)
+                raise ValueError(f"{spec.name} is not a two-agent game: the search plays those")
+            engine = Engine(game, num_envs=1, seed=0, autoreset="disabled", **configuration)
+        self.engine = engine
+        self.name = engine.name
+        self._check_game(engine)
+        self.simulations = _positive(simulations, "simulations", MAX_SIMULATIONS)
+        if selection not in SELECTIONS:
+            raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, got {selection!r}")
+        if not callable(evaluator) and evaluator not in EVALUATORS:
+            raise ValueError(
+                f"evaluator must be {', '.join(map(repr, EVALUATORS))} or a callable "
+                f"(obs, legal) -> (logits, values), got {evaluator!r}"
+            )
+        self.selection, self.evaluator = selection, evaluator
+        max_threads = numba.config.NUMBA_NUM_THREADS
+        self.num_threads = _positive(num_threads, "num_threads", max_threads)
+        self.max_depth = None if max_depth is None else _positive(max_depth, "max_depth", 2**31 - 1)
+        limit = engine.max_episode_steps or DEFAULT_ROLLOUT_LIMIT
+        self.rollout_limit = (
+            limit if rollout_limit is None else _positive(rollout_limit, "rollout_limit", 2**62)
+        )
+        f = np.zeros(kernels.F_PARAMS)
+        f[kernels.C_INIT] = _finite(c_init, "c_init", 0.0)
+        f[kernels.C_BASE] = _finite(c_base, "c_base", 0.0, low_open=True)
+        f[kernels.UCT_C] = _finite(uct_c, "uct_c", 0.0)
+        f[kernels.VALUE_SCALE] = _finite(value_scale, "value_scale", 0.0)
+        f[kernels.MAXVISIT_INIT] = _finite(maxvisit_init, "maxvisit_init", 0.0)
+        f[kernels.EPSILON] = 1e-8
+        f[kernels.DIRICHLET_FRACTION] = _finite(dirichlet_fraction, "dirichlet_fraction", 0.0, 1.0)
+        f[kernels.DIRICHLET_ALPHA] = _finite(dirichlet_alpha, "dirichlet_alpha", 0.0, low_open=True)
+        f[kernels.GUMBEL_SCALE] = _finite(gumbel_scale, "gumbel_scale", 0.0)
+        f[kernels.TEMPERATURE] = _finite(temperature, "temperature", 0.0)
+        i = np.zeros(kernels.I_PARAMS, dtype=np.int64)
+        i[kernels.SELECTION] = SELECTIONS[selection]
+        i[kernels.SIMULATIONS] = self.simulations
+        i[kernels.MAX_DEPTH] = self.max_depth or 2**62
+        i[kernels.MAX_CONSIDERED] = _positive(max_considered, "max_considered", 2**16)
+        i[kernels.ROLLOUT_LIMIT] = self.rollout_limit
+        i[kernels.EVALUATION] = kernels.CALLBACK if callable(evaluator) else EVALUATORS[evaluator]
+        i[kernels.MAX_STEPS] = engine._max_steps
+        i[kernels.LOW] = self.low
+        self.memory_budget = memory_budget
+        self._nodes = self.simulations + 1
+        per_tree = self._tree_bytes()
+        budget = memory.budget(memory_budget)
+        if memory_budget is None:
+            budget = min(budget, TREE_BYTES)
+        if selection == "gumbel":  # and its schedule
+            budget -= (min(max_considered, self.num_actions) + 1) * self.simulations * 4
+        if per_tree > budget:
+            raise ValueError(
+                f"one tree of {self.simulations} simulations of {self.name} takes "
+                f"{per_tree:,} bytes, over the memory budget of {budget:,}; lower simulations "
+                f"or raise the budget (memory_budget=, {memory.ENV_VAR})"
+            )
+        self.max_trees = budget // per_tree
+        if max_trees is not None:
+            self.max_trees = min(self.max_trees, _positive(max_trees, "max_trees", 2**30))
+        # Sequential halving's schedule, which only Gumbel's root selection reads (a root never
+        # has more than A legal actions to consider).
+        table = np.zeros((1, 1), dtype=np.int32)
+        if selection == "gumbel":
+            rows = min(int(i[kernels.MAX_CONSIDERED]), self.num_actions)
+            table = kernels.considered_visits(rows, self.simulations)
+        self._params = (f, i, table)
+        self._trees = 0  # trees allocated
+        self._drivers = None
+        self._pool = None  # the threads of a search on several
+
+    # -- the game --------------------------------------------------------------------------------
+
+    def _check_game(self, engine):
+        """The game can be searched (see the module), or ValueError saying why not."""
+        name = engine.name
+        action = engine.action
+        if engine.num_agents != 2:
+            raise ValueError(f"{name} is not a two-agent game: the search plays those")
+        if not action.discrete or action.shape != ():
+            raise ValueError(f"{name}'s actions are not one discrete choice: it cannot be searched")
+        fields = engine.state_dtype.fields
+        status = fields.get("status")
+        if status is None or status[0].shape != (2,) or fields.get("reward") is None:
+            raise ValueError(
+                f"{name} keeps no Kaggle statuses and rewards (vecenv.kernels.turns): the search "
+                "finds the seat to move from them"
+            )
+        self.low = int(action.low[0])
+        self.num_actions = int(action.high[0]) - self.low + 1
+        if not 1 <= self.num_actions <= 2**20:
+            raise ValueError(f"{name} has {self.num_actions} actions: too many to search")
+        self._legal = None
+        for k, f in enumerate(engine.observation):
+            if f.name != "legal":
+                continue
+            if f.dtype != np.bool_ or f.shape != (self.num_actions,):
+                raise ValueError(
+                    f"{name}'s 'legal' observation must be bool of shape ({self.num_actions},), "
+                    f"one per action; it is {f.dtype} {f.shape}"
+                )
+            self._legal = (k, f.shared)
+
+    def _tree_bytes(self):
+        """What one tree takes: its nodes, their records and per-action arrays, its scratch."""
+        e = self.engine
+        m, a = self._nodes, self.num_actions
+        per_node = kernels.NODE.itemsize + e.state_dtype.itemsize + a * (4 + 8 + 1)
+        obs = memory.observation_bytes(e.observation, 2)
+        return m * per_node + e.state_dtype.itemsize + obs + a * (8 * 3 + 2) + 64
+
+    def _allocate(self, trees):
+        """The trees' arrays for ``trees`` trees (kept for later searches), and the context that
+        hands their addresses to ``kernels.search.tree_op``."""
+        e = self.engine
+        m, a = self._nodes, self.num_actions
+        nodes = np.zeros((trees, m), dtype=kernels.NODE)
+        children = np.full((trees, m, a), -1, dtype=np.int32)
+        legal = np.zeros((trees, m, a), dtype=np.bool_)
+        prior = np.zeros((trees, m, a), dtype=np.float64)
+        self._tree = (nodes, children, legal)
+        obs = tuple(
+            np.zeros(((trees,) if f.shared else (trees, 2)) + f.shape, dtype=f.dtype)
+            for f in e.observation
+        )
+        if self._legal is None:
+            legal_view = np.ones((trees, 1, a), dtype=np.bool_)
+        else:
+            k, shared = self._legal
+            legal_view = obs[k].reshape((trees, 1, a)) if shared else obs[k]
+        walk = np.zeros((trees, 2), dtype=np.int64)
+        self._obs = obs
+        self._game = (
+            np.zeros((trees, m), dtype=e.state_dtype),
+            np.zeros(trees, dtype=e.state_dtype),
+            legal_view,
+            np.zeros((trees, 2), dtype=e._act_dtype),
+            np.zeros((trees, 2), dtype=np.float64),
+            walk,
+        )
+        self._used = np.zeros(trees, dtype=np.int64)
+        self._logits = np.zeros((trees, a), dtype=np.float64)
+        fparams, iparams, table = self._params
+        # Every array the context addresses is held here, for as long as the context is used.
+        self._held = (
+            nodes,
+            children,
+            prior,
+            legal,
+            np.zeros((trees, a), dtype=np.float64),
+            np.zeros((trees, 2, a), dtype=np.float64),
+            self._logits,
+            walk,
+            fparams,
+            iparams,
+            table,
+        )
+        context = np.zeros(kernels.CTX_SIZE, dtype=np.int64)
+        for k, arr in enumerate(self._held):
+            assert arr.flags.c_contiguous
+            context[k] = arr.ctypes.data
+        context[kernels.CTX_TABLE_ROWS], context[kernels.CTX_TABLE_COLUMNS] = table.shape
+        context[kernels.CTX_TREES] = trees
+        context[kernels.CTX_NODES_PER_TREE] = m
+        context[kernels.CTX_ACTIONS] = a
+        self._context = context
+        self._trees = trees
+
+    def _kernels(self):
+        if self._drivers is None:
+            e = self.engine
+            self._drivers = build.load_drivers(e.name, e.rules, True, "search")
+        return self._drivers
+
+    # -- searching -------------------------------------------------------------------------------
+
+    def search(self, states, seed=None, mask=None, seats=None):
+        """Search the positions ``states`` (records of the game, e.g. ``engine.get_state()``,
+        checked as ``set_state`` checks them); returns a ``SearchResult``.
+
+        ``seed``: an int (tree i draws from the stream of ``(seed, i)``; None draws a seed) or
+        an array of N uint64 stream words, one per tree (advanced in place). ``mask`` (N,) bool:
+        which positions to search (default all); positions over or without a seat to move are
+        never searched. ``seats`` (N,) ints: the seat searching each position, which must be
+        to move there; default the seat to move, and a position where both seats move at once
+        needs it.
+        """
+        states = np.asarray(states)
+        if states.dtype != self.engine.state_dtype or states.ndim != 1:
+            raise ValueError(
+                f"states must be a 1-d array of {self.name}'s records (engine.get_state()), got "
+                f"{states.dtype} of shape {states.shape}"
+            )
+        self.engine.check_state(states)
+        states = np.ascontiguousarray(states)
+        n = states.shape[0]
+        words = self._words(seed, n)
+        mask = np.ones(n, dtype=np.bool_) if mask is None else _bool_mask(mask, n, "mask")
+        result = self._search(states, words, mask, seats)
+        if isinstance(seed, np.ndarray):
+            seed[...] = words["rng"]
+        return result
+
+    def _words(self, seed, n):
+        words = np.zeros(n, dtype=AGENT_RNG)
+        if seed is None or is_integer(seed):
+            seed = fresh_seed() if seed is None else seed
+            if not 0 <= int(seed) < SEED_LIMIT:
+                raise ValueError(f"seed must be an integer in [0, 2**64), got {seed!r}")
+            out = np.zeros(n, dtype=np.uint64)
+            seed_words(np.uint64(int(seed)), out, np.ones(n, dtype=np.bool_))
+            words["rng"] = out
+            return words
+        given = np.asarray(seed)
+        if given.dtype != np.uint64 or given.shape != (n,):
+            raise ValueError(
+                f"seed must be an int or ({n},) uint64 stream words, got {given.dtype} "
+                f"of shape {given.shape}"
+            )
+        words["rng"] = given
+        return words
+
+    def _search(self, states, words, mask, seats):
+        """``search`` over trusted records (an engine's) and stream records ``words`` (advanced
+        in place)."""
+        n = states.shape[0]
+        status = states["status"]
+        active = status == ACTIVE
+        running = (states["done"] == 0) & active.any(axis=1)
+        if seats is None:
+            both = mask & running & active.all(axis=1)
+            if both.any():
+                raise ValueError(
+                    f"both seats are to move in position {int(np.flatnonzero(both)[0])}: name "
+                    "the searching seat with seats="
+                )
+            seats = np.where(active[:, 0], 0, 1)
+        else:
+            seats = np.asarray(seats)
+            if (
+                seats.shape != (n,)
+                or seats.dtype.kind not in "iu"
+                or not np.isin(seats, (0, 1)).all()
+            ):
+                raise ValueError(f"seats must be ({n},) integers 0 or 1")
+            seats = seats.astype(np.int64)
+            idle = mask & running & ~active[np.arange(n), seats]
+            if idle.any():
+                i = int(np.flatnonzero(idle)[0])
+                raise ValueError(f"seat {seats[i]} is not to move in position {i}")
+        rows = np.flatnonzero(mask & running).astype(np.int64)
+        a = self.num_actions
+        index = np.full(n, -1, dtype=np.int64)
+        out = (
+            index,
+            np.zeros((n, a), dtype=np.float64),
+            np.zeros((n, a), dtype=np.int64),
+            np.zeros((n, a), dtype=np.float64),
+            np.zeros(n, dtype=np.float64),
+        )
+        if rows.size:
+            drivers = self._kernels()
+            chunk = min(rows.size, self.max_trees)
+            if chunk > self._trees:
+                self._allocate(chunk)
+            context = self._context
+            context[kernels.CTX_WORDS] = words.ctypes.data
+            for k, arr in enumerate(out):
+                context[kernels.CTX_ACTION + k] = arr.ctypes.data
+            context[kernels.CTX_EPISODES] = n
+            seats = np.ascontiguousarray(seats, dtype=np.int64)
+            for start in range(0, rows.size, chunk):
+                part = rows[start : start + chunk]
+                self._run(drivers, states, part, seats[part], words)
+        searched = np.zeros(n, dtype=np.bool_)
+        searched[rows] = True
+        action = np.where(index >= 0, index + self.low, self.low - 1)
+        return SearchResult(
+            action=action,
+            policy=out[1],
+            visit_counts=out[2],
+            qvalues=out[3],
+            root_value=out[4],
+            searched=searched,
+            seats=np.where(searched, seats, -1),
+        )
+
+    def _run(self, drivers, states, rows, seats, words):
+        cfgs, tree, game, obs = self.engine._cfg, self._tree, self._game, self._obs
+        iparams = self._params[1]
+        op = kernels.tree_op_address()
+        context = self._context.ctypes.data
+        each = self._spread(rows.size)
+        if not callable(self.evaluator):
+            each(
+                drivers.run, states, rows, seats, cfgs, tree, game, obs, words, iparams, op, context
+            )
+            return
+        t = rows.size
+        leaves = np.zeros(t, dtype=np.int64)
+        codes = np.zeros(t, dtype=np.int64)
+        movers = seats.copy()
+        each(drivers.begin, states, rows, seats, cfgs, tree, game, obs, self._used)
+        values = self._evaluate(movers)
+        each(drivers.begin_values, rows, values, op, context)
+        for _ in range(self.simulations):
+            each(
+                drivers.descend,
+                rows,
+                seats,
+                cfgs,
+                tree,
+                game,
+                obs,
+                words,
+                iparams,
+                op,
+                context,
+                self._used,
+                leaves,
+                codes,
+                movers,
+            )
+            values = self._evaluate(movers)
+            each(drivers.ascend, rows, leaves, codes, values, op, context)
+        each(drivers.finish, rows, op, context)
+
+    def _spread(self, trees):
+        """A function calling a compiled loop over the ``trees`` trees: on this thread, or on
+        ``num_threads`` threads at once, each a contiguous range of them (the loops run
+        without the GIL; every tree's arithmetic is its own, so the results are the same)."""
+        threads = min(self.num_threads, trees)
+        if threads <= 1:
+            return lambda fn, *args: fn(*args, 0, trees)
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(self.num_threads)
+        bounds = np.linspace(0, trees, threads + 1).astype(np.int64)
+
+        def each(fn, *args):
+            parts = [
+                self._pool.submit(fn, *args, int(lo), int(hi))
+                for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+            ]
+            for part in parts:
+                part.result()
+
+        return each
+
+    def _evaluate(self, movers):
+        """The Python evaluator's values (T,) for the T trees' leaves, whose observations the
+        observation rows hold (seen by ``movers``, -1 at a terminal leaf); its logits (T, A) go
+        into the context's logits rows."""
+        t = movers.shape[0]
+        seat = np.maximum(movers, 0)
+        rows = np.arange(t)
+        obs = {}
+        for f, arr in zip(self.engine.observation, self._obs, strict=True):
+            obs[f.name] = arr[:t].copy() if f.shared else arr[rows, seat]
+        legal_view = self._game[2]
+        legal = legal_view[rows, np.minimum(seat, legal_view.shape[1] - 1)]
+        legal &= (movers >= 0)[:, None]
+        answer = self.evaluator(obs, legal)
+        if not isinstance(answer, tuple) or len(answer) != 2:
+            raise ValueError("the evaluator must return (logits, values)")
+        self._logits[:t] = _float_array(answer[0], (t, self.num_actions), "logits")
+        return _float_array(answer[1], (t,), "values")
+
+    # -- pickling: the settings travel, the trees and compiled code are made again ----------------
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        for key in (
+            "_tree",
+            "_game",
+            "_obs",
+            "_drivers",
+            "_held",
+            "_context",
+            "_used",
+            "_logits",
+            "_pool",
+        ):
+            state.pop(key, None)
+        state["_trees"] = 0
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._drivers = None
+        self._pool = None
+
+    def __repr__(self):
+        return (
+            f"MCTS({self.name!r}, simulations={self.simulations}, selection={self.selection!r}, "
+            f"evaluator={_evaluator_name(self.evaluator)!r})"
+        )
+
+
+def _evaluator_name(evaluator):
+    if isinstance(evaluator, str):
+        return evaluator
+    return getattr(evaluator, "__name__", type(evaluator).__name__)
+
+
+def _bool_mask(mask, n, what):
+    m = np.asarray(mask)
+    if m.dtype != np.bool_ or m.shape != (n,):
+        raise ValueError(f"{what} must be a bool array of shape ({n},), got {m.dtype} {m.shape}")
+    return m
+
+
+def _float_array(value, shape, what):
+    """The evaluator's ``value`` as a float64 array of ``shape`` with finite entries, or
+    ValueError naming it."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"the evaluator's {what} must be numbers: {exc}") from None
+    if arr.shape != shape:
+        raise ValueError(f"the evaluator's {what} must have shape {shape}, got {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"the evaluator's {what} must be finite")
+    return np.ascontiguousarray(arr)
+
+
+# -- the agent ``mcts`` ----------------------------------------------------------------------------
+
+# What an agent may set of the search (the game, the threads and the trees' memory are the
+# match's).
+AGENT_OPTIONS = (
+    "selection",
+    "evaluator",
+    "c_init",
+    "c_base",
+    "uct_c",
+    "max_considered",
+    "gumbel_scale",
+    "value_scale",
+    "maxvisit_init",
+    "dirichlet_fraction",
+    "dirichlet_alpha",
+    "temperature",
+    "max_depth",
+    "rollout_limit",
+)
+
+
+class MCTSAgent:
+    """The agent ``mcts``: ``MCTS`` playing the seat to move, ``simulations`` a move, with the
+    search's other settings in ``options`` (``selection="gumbel"``, ``evaluator=network``,
+    ...). Its name is ``mcts`` with the default settings, ``mcts:N`` with N simulations and no
+    options (both spell it on the command line), or ``name``."""
+
+    def __init__(self, simulations=DEFAULT_SIMULATIONS, name=None, **options):
+        self.simulations = _positive(simulations, "the agent mcts's simulations", MAX_SIMULATIONS)
+        unknown = sorted(set(options) - set(AGENT_OPTIONS))
+        if unknown:
+            raise ValueError(
+                f"unknown mcts options {unknown}; the agent takes {', '.join(AGENT_OPTIONS)}"
+            )
+        self.options = dict(options)
+        if name is None:
+            name = AGENT
+            if options:
+                name = f"{AGENT}({self.simulations}, {_describe(options)})"
+            elif self.simulations != DEFAULT_SIMULATIONS:
+                name = f"{AGENT}:{self.simulations}"
+        self.name = self.__name__ = str(name)
+
+    def searcher(self, engine):
+        """The search this agent runs on ``engine``'s episodes."""
+        return MCTS(engine, self.simulations, num_threads=engine.num_threads, **self.options)
+
+    def _key(self):
+        return (self.simulations, tuple(sorted((k, repr(v)) for k, v in self.options.items())))
+
+    def __eq__(self, other):
+        return isinstance(other, MCTSAgent) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return f"MCTSAgent({self.name!r})"
+
+
+def _describe(options):
+    return ", ".join(f"{k}={_evaluator_name(v)}" for k, v in sorted(options.items()))
+
+
+def agent_spec(agent):
+    """The ``MCTSAgent`` that ``agent`` names ("mcts", "mcts:N" or an ``MCTSAgent``), or None
+    where it names none; a malformed "mcts:..." is a ValueError."""
+    if isinstance(agent, MCTSAgent):
+        return agent
+    if not isinstance(agent, str) or not (agent == AGENT or agent.startswith(AGENT + ":")):
+        return None
+    match = _AGENT_NAME.fullmatch(agent)
+    if match is None or (match.group(1) is not None and int(match.group(1)) < 1):
+        raise ValueError(
+            f"{agent!r}: the agent mcts is spelt 'mcts' ({DEFAULT_SIMULATIONS} simulations a "
+            "move) or 'mcts:N', N simulations"
+        )
+    if match.group(1) is None:
+        return MCTSAgent()
+    return MCTSAgent(int(match.group(1)))
+
+
+class SeatSearch:
+    """An ``MCTSAgent`` in the seats of a two-agent engine's episodes (``selfplay.Seats``):
+    where its seat is to move it searches, all such episodes at once, and plays the action the
+    search chooses. Each episode's search draws from its seat's random stream (the seats'
+    ``rngs``), so its moves depend on its own episode only."""
+
+    def __init__(self, engine, agent):
+        self.agent = agent
+        self.mcts = agent.searcher(engine)
+
+    def moves(self, seats, seat_of, actions):
+        """The moves of the episodes where seat ``seat_of[i]`` is this agent's and to move, into
+        ``actions``; where the search finds no legal move the seat is INVALID (as an agent
+        answering no move is in Kaggle)."""
+        engine = seats.engine
+        states = engine._states
+        n = engine.num_envs
+        rows = np.arange(n)
+        status = states["status"]
+        to_move = (
+            (states["done"] == 0)
+            & (status[rows, seat_of] == ACTIVE)
+            & (seats.kinds[rows, seat_of] < 0)
+        )
+        if not to_move.any():
+            return
+        words = np.zeros(n, dtype=AGENT_RNG)
+        words["rng"] = seats.rngs["rng"][rows, seat_of]
+        result = self.mcts._search(states, words, to_move, seat_of)
+        seats.rngs["rng"][rows[to_move], seat_of[to_move]] = words["rng"][to_move]
+        played = result.searched & (result.action >= self.mcts.low)
+        actions[rows[played], seat_of[played]] = result.action[played]
+        stuck = to_move & ~played
+        status[rows[stuck], seat_of[stuck]] = INVALID

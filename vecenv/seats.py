@@ -1,0 +1,201 @@
+"""Agents in the seats of a two-agent engine: ``Seats(engine)`` puts a built-in agent (the game's
+numba policy, moving inside the compiled step) or a batched Python policy in each seat of every
+episode.
+
+It is the engine's own machinery, below every face: the Gymnasium opponent
+(``vecenv.opponent``), the AISysProj environment, ``vecenv.selfplay.play``'s matches and the PPO
+league all seat their agents with it.
+"""
+
+import numba
+import numpy as np
+
+from vecenv import registry, search
+from vecenv.kernels.agents import AGENT_RNG, agent_words, memory_words
+from vecenv.kernels.turns import ACTIVE, INVALID
+
+from .engine import is_integer
+
+
+def builtin_names(game):
+    """The names of the agents every seat of ``game`` may be given: its own (``agents.py``)
+    and, for a two-agent game, ``mcts`` (``vecenv.search``)."""
+    module = registry.game_module(game, "agents")
+    names = tuple(module.NAMES) if module is not None else ()
+    if registry.get_spec(game).num_agents == 2:
+        names += (search.AGENT,)
+    return names
+
+
+def check_agent(game, agent):
+    """A ValueError unless ``agent`` is one of the game's built-in names, the search agent
+    (``mcts``, ``mcts:N`` or a ``search.MCTSAgent``) or a callable."""
+    if search.agent_spec(agent) is not None:
+        return
+    module = registry.game_module(game, "agents")
+    names = tuple(module.NAMES) if module is not None else ()
+    if isinstance(agent, str) and agent not in names:
+        known = ", ".join(builtin_names(game))
+        raise ValueError(f"unknown agent {agent!r} for {game}; built-in agents: {known}")
+    if not isinstance(agent, str) and not callable(agent):
+        raise ValueError(f"an agent must be a built-in name or a callable, got {agent!r}")
+
+
+def _array(name, doc):
+    """A read-only attribute holding one of ``Seats``' arrays."""
+    return property(lambda self: getattr(self, name), doc=doc)
+
+
+class Seats:
+    """Who plays which seat of every episode of a two-agent engine, and their moves.
+
+    Built-in agents keep, per episode and seat, their memory and random stream (derived from the
+    episode's seed, so an episode's moves never depend on the others); Python policies are called
+    once per ply for the whole batch."""
+
+    # The compiled step takes these arrays without checking their types: they can be read and
+    # written in place, never replaced.
+    kinds = _array(
+        "_kinds", "(N, 2) int64: each seat's built-in agent (its index in ``names``), -1 for none"
+    )
+    memory = _array("_memory", "(N, 2, words) int64: each built-in agent's memory")
+    rngs = _array("_rngs", "(N, 2) records: each built-in agent's random stream")
+    actions = _array("_actions", "(N, 2): the moves of the last ``step``")
+    returns = _array("_returns", "(N, 2) float64: rewards summed over every ``step``")
+    ends = _array("_ends", "(N,) int64: episodes ended over every ``step``")
+
+    def __init__(self, engine):
+        self.engine = engine
+        m = engine.num_envs
+        self.module = registry.game_module(engine.name, "agents")
+        self.names = tuple(self.module.NAMES) if self.module is not None else ()
+        self._kinds = np.full((m, 2), -1, dtype=np.int64)  # -1: not a built-in agent
+        words = memory_words(self.module, engine.config) if self.module is not None else 1
+        self._memory = np.zeros((m, 2, words), dtype=np.int64)
+        self._rngs = np.zeros((m, 2), dtype=AGENT_RNG)
+        self.reseed()
+        self.policies = []  # (policy, seat of each episode)
+        self._bind()
+        self.low = int(engine.action.low[0])
+        # ``step``'s moves (in the engine's action type), and its running totals per episode:
+        # each agent's rewards and the episodes ended (set them to zero to start over).
+        self._actions = np.zeros((m, 2), dtype=engine._act_dtype)
+        self._returns = np.zeros((m, 2), dtype=np.float64)
+        self._ends = np.zeros(m, dtype=np.int64)
+
+    def _bind(self):
+        drivers = self.engine._drivers
+        threaded = self.engine.num_threads > 1
+        self._act = drivers.act_agents_parallel if threaded else drivers.act_agents
+
+    # Pickled with its engine, the agents' memories and streams and the Python policies (which
+    # must pickle themselves); modules and compiled code are looked up again where it loads.
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k not in ("module", "_act")}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.module = registry.game_module(self.engine.name, "agents")
+        self._bind()
+
+    def assign(self, agent, seat_of):
+        """``agent`` plays seat ``seat_of[i]`` of episode i, instead of whoever played it."""
+        check_agent(self.engine.name, agent)
+        rows = np.arange(self.engine.num_envs)
+        searcher = search.agent_spec(agent)
+        if searcher is not None:  # the search: it moves where a Python policy would
+            self._kinds[rows, seat_of] = -1
+            seats = np.asarray(seat_of, dtype=np.int64)
+            self.policies.append((search.SeatSearch(self.engine, searcher), seats))
+        elif isinstance(agent, str):
+            self._kinds[rows, seat_of] = self.names.index(agent)
+        else:
+            self._kinds[rows, seat_of] = -1
+            self.policies.append((agent, np.asarray(seat_of, dtype=np.int64)))
+
+    def reseed(self, mask=None):
+        """Restart the agents' streams (where ``mask``) from their episodes' seeds (the words the
+        engine's last seeded reset started the episodes from)."""
+        m = self.engine.num_envs
+        mask = np.ones(m, dtype=np.bool_) if mask is None else mask
+        words = np.zeros((m, 2), dtype=np.uint64)
+        agent_words(self.engine._words, words, mask)
+        self._rngs["rng"][mask] = words[mask]
+
+    def new_matches(self, mask):
+        """The episodes where ``mask`` start new matches: their agents forget."""
+        self._memory[mask] = 0
+
+    def moves(self, actions):
+        """Every seat's move where it is to move (the action's lowest value elsewhere)."""
+        engine = self.engine
+        actions[:] = self.low
+        if engine.num_threads > 1:
+            numba.set_num_threads(engine.num_threads)
+        self._act(
+            engine._states, engine._cfg, engine._obs, self._kinds, self._memory, self._rngs, actions
+        )
+        self._python_moves(actions)
+
+    def step(self, plies=1):
+        """Every seat moves where it is to move, then every episode steps, ``plies`` times:
+        ``moves`` and the engine's ``step`` in one compiled pass over the episodes, each episode
+        playing its plies in a row (Python policies move first, for the whole batch, so with
+        them each ply is a call of its own). The same moves and states as ``plies`` rounds of
+        ``moves`` and ``step``. ``actions`` holds each seat's latest move of the call (the
+        action's lowest value for a seat that did not move), ``returns`` and ``ends`` add up
+        the rewards and the episodes ended; returns the engine's ``step`` result for the last
+        ply."""
+        if not is_integer(plies) or not 1 <= plies < 2**63:
+            raise ValueError(f"plies must be a positive integer, got {plies!r}")
+        engine = self.engine
+        flat = self._actions.reshape(engine._flat_shape)
+        per_call = 1 if self.policies else int(plies)
+        for _ in range(int(plies) // per_call):
+            self._actions[:] = self.low
+            self._python_moves(self._actions)
+            result = engine._step_agents(
+                flat, self._kinds, self._memory, self._rngs, per_call, self._returns, self._ends
+            )
+        return result
+
+    def _python_moves(self, actions):
+        if not self.policies:
+            return
+        status = self.engine._states["status"]
+        for policy, seat_of in self.policies:
+            if isinstance(policy, search.SeatSearch):
+                policy.moves(self, seat_of, actions)
+            else:
+                _python_moves(self.engine, policy, seat_of, status, self._kinds, actions)
+
+
+def agent_name(agent):
+    if isinstance(agent, search.MCTSAgent):
+        return agent.name
+    return agent if isinstance(agent, str) else getattr(agent, "__name__", type(agent).__name__)
+
+
+def _python_moves(engine, policy, seat_of, status, kinds, actions):
+    """One batched call of a Python policy for its seat in every match; its actions go where it
+    is to move and no built-in agent has taken the seat since. A result of the wrong shape or
+    type is a ValueError naming the policy; a move out of the action's range makes that match's
+    seat INVALID, as Kaggle rules an out-of-schema action, and leaves every other match alone."""
+    rows = np.arange(engine.num_envs)
+    obs = {}
+    for f in engine.observation:
+        arr = engine.obs[f.name]
+        obs[f.name] = arr if f.shared else arr[rows, seat_of]
+    legal = obs.get("legal")
+    out = np.asarray(policy(obs, legal))
+    if out.shape != (engine.num_envs,) or not np.issubdtype(out.dtype, np.integer):
+        raise ValueError(
+            f"policy {agent_name(policy)} must return ({engine.num_envs},) integers, "
+            f"got {out.dtype} {out.shape}"
+        )
+    to_move = (status[rows, seat_of] == ACTIVE) & (kinds[rows, seat_of] < 0)
+    low, high = int(engine.action.low[0]), int(engine.action.high[0])
+    bad = to_move & ((out < low) | (out > high))
+    status[rows[bad], seat_of[bad]] = INVALID
+    ok = to_move & ~bad
+    actions[rows[ok], seat_of[ok]] = out[ok]
