@@ -145,10 +145,12 @@ def game_of(gym_id):
 
 
 def cartpole_step(impl, n, threads=1):
-    """A warmed ``step`` of CartPole at N = n: the engine ("vecenv") or gymnasium's numpy
-    ``CartPoleVectorEnv`` ("gymnasium", which has no thread knob)."""
-    if impl == "vecenv":
-        return slowed(make_engine("cartpole", n, threads).step)
+    """A warmed ``step`` of CartPole at N = n: the engine ("vecenv"; "vecenv-float32" its rules
+    in float32) or gymnasium's numpy ``CartPoleVectorEnv`` ("gymnasium", which has no thread
+    knob)."""
+    if impl in ("vecenv", "vecenv-float32"):
+        precision = "float32" if impl == "vecenv-float32" else "float64"
+        return slowed(make_engine("cartpole", n, threads, precision=precision).step)
     import gymnasium
 
     env = gymnasium.make_vec("CartPole-v1", num_envs=n, vectorization_mode="vector_entry_point")

@@ -1,11 +1,12 @@
 """Classic-control games at N = 4096: the engine on 1 and 2 threads, and EnvPool on as many.
 
 EnvPool runs synchronously (batch_size = num_envs) with its gymnasium API and float32 obs; the
-engine takes the same kind of random actions (Acrobot: 0..2; Pendulum: torque in [-2, 2]).
+engine takes the same kind of random actions (Acrobot: 0..2; Pendulum: torque in [-2, 2]), with
+its float64 rules (exact to gymnasium's) and with ``precision="float32"`` ("vecenv-float32").
 MountainCar games have no EnvPool comparison here; their engine step is measured when present.
 Games that are not in envs/ yet, and EnvPool where it does not install, skip with the reason.
 
-Keys: (gym_id, N, T, "vecenv" | "envpool").
+Keys: (gym_id, N, T, "vecenv" | "vecenv-float32" | "envpool").
 """
 
 import gc
@@ -39,6 +40,7 @@ def _declare():
     for gym_id in PEER_GAMES + OTHER_GAMES:
         for t in THREADS:
             report.label((gym_id, N, t, "vecenv"), f"vecenv T={t}")
+            report.label((gym_id, N, t, "vecenv-float32"), f"vecenv float32 T={t}")
             report.label((gym_id, N, t, "envpool"), f"envpool T={t}")
     for gym_id in PEER_GAMES:
         for t, target in zip(THREADS, TARGETS[gym_id], strict=True):
@@ -50,6 +52,13 @@ def _declare():
                 target=target,
                 target_text=f"target >= {target:g}x",
             )
+            for den in ("envpool", "vecenv"):  # float32: what it gains, said, not targeted
+                report.compare(
+                    SECTION,
+                    f"{gym_id} T={t} float32",
+                    (gym_id, N, t, "vecenv-float32"),
+                    (gym_id, N, t, den),
+                )
     for gym_id in PEER_GAMES + OTHER_GAMES:
         report.compare(
             SECTION, f"{gym_id} threads", (gym_id, N, 2, "vecenv"), (gym_id, N, 1, "vecenv")
@@ -66,7 +75,7 @@ def _cases():
         for t in THREADS:
             cases.append((gym_id, t, "vecenv"))
             if gym_id in PEER_GAMES:
-                cases.append((gym_id, t, "envpool"))
+                cases += [(gym_id, t, "vecenv-float32"), (gym_id, t, "envpool")]
     return [pytest.param(*c, id=f"{c[0]}-{c[2]}-T{c[1]}") for c in cases]
 
 
@@ -82,8 +91,9 @@ def _envpool_actions(env, calls):
 @pytest.mark.parametrize(("gym_id", "threads", "impl"), _cases())
 def test_classic_step(benchmark, gym_id, threads, impl):
     benchmark.group = f"{gym_id} N={N}"
-    if impl == "vecenv":
-        engine = make_engine(game_of(gym_id), N, threads)
+    if impl in ("vecenv", "vecenv-float32"):
+        precision = "float32" if impl == "vecenv-float32" else "float64"
+        engine = make_engine(game_of(gym_id), N, threads, precision=precision)
         rows = engine_action_rows(engine, calls_per_round(N, cost=COST.get(gym_id, 1)))
         calls = run_steps(benchmark, engine.step, rows)
     else:

@@ -54,7 +54,7 @@ def _declare():
                 ("face", n, t, "vecenv"),
                 kind="overhead",
             )
-        target = {64: (8.0, "target >= 8x"), 4096: (2.0, "target >= 2x")}[n]
+        target = {64: (15.0, "target >= 15x"), 4096: (2.0, "target >= 2x")}[n]
         report.compare(
             SECTION,
             title,

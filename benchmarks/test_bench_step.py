@@ -1,9 +1,11 @@
 """CartPole batch step: the engine against the hand-written numba loop and gymnasium's numpy vector
 env, at the same N (and thread count), random actions made before timing.
 
-Keys: ("cartpole", N, T, impl) with impl "vecenv", "handwritten" (serial below N = 1024 and for one
-thread, prange above, the engine's own rule), "handwritten-prange" (prange at small N, to show what
-the serial rule saves) and "gymnasium" (T = None: numpy, one thread).
+Keys: ("cartpole", N, T, impl) with impl "vecenv", "vecenv-float32" (``precision="float32"``),
+"handwritten" (serial below N = 1024 and for one thread, prange above), "handwritten-prange"
+(prange at small N, to show what the serial rule saves) and "gymnasium" (T = None: numpy, one
+thread). With T = 2 the engine chooses its loop by timing both (``vecenv.threads``): the threads
+comparisons say whether two threads ever made a batch slower than one.
 """
 
 import pytest
@@ -31,6 +33,7 @@ def _declare():
         report.label(("cartpole", n, None, "gymnasium"), GYM)
         for t in THREADS:
             report.label(("cartpole", n, t, "vecenv"), f"vecenv T={t}")
+            report.label(("cartpole", n, t, "vecenv-float32"), f"vecenv float32 T={t}")
             report.label(("cartpole", n, t, "handwritten"), f"hand-written T={t}")
             report.label(("cartpole", n, t, "handwritten-prange"), "hand-written prange T=2")
     for n in NS:
@@ -45,7 +48,7 @@ def _declare():
                 target=target,
                 target_text=text,
             )
-            budget, text = (0.20, "budget <= 20%") if n == 4096 else (None, "")
+            budget, text = (0.20, "budget <= 20%") if n in (1, 4096) else (None, "")
             report.compare(
                 SECTION,
                 title,
@@ -55,22 +58,33 @@ def _declare():
                 target=budget,
                 target_text=text,
             )
+    precision = "CartPole float32 (precision='float32' vs the float64 rules)"
+    for n in NS:
+        for t in THREADS:
+            target, text = (1.6, "target >= 1.6x") if (n, t) == (4096, 1) else (None, "")
+            report.compare(
+                precision,
+                f"CartPole N={n} T={t}",
+                ("cartpole", n, t, "vecenv-float32"),
+                ("cartpole", n, t, "vecenv"),
+                target=target,
+                target_text=text,
+            )
     threads = "CartPole threads (2 vs 1)"
     for n in NS:
-        if n in SMALL_NS:
-            target, text = 0.9, "never slower than serial (noise allowance 10%)"
-        elif n == 65536:
+        if n == 65536:
             target, text = 1.7, "target >= 1.7x"
         else:
-            target, text = None, ""
-        report.compare(
-            threads,
-            f"CartPole N={n}",
-            ("cartpole", n, 2, "vecenv"),
-            ("cartpole", n, 1, "vecenv"),
-            target=target,
-            target_text=text,
-        )
+            target, text = 0.9, "never slower than serial (noise allowance 10%)"
+        for impl in ("vecenv", "vecenv-float32"):
+            report.compare(
+                threads,
+                f"CartPole N={n}" + (" float32" if impl == "vecenv-float32" else ""),
+                ("cartpole", n, 2, impl),
+                ("cartpole", n, 1, impl),
+                target=target,
+                target_text=text,
+            )
         report.compare(
             threads,
             f"CartPole N={n}",
@@ -95,14 +109,14 @@ def _cases():
     for n in NS:
         cases.append((n, None, "gymnasium"))
         for t in THREADS:
-            cases += [(n, t, "vecenv"), (n, t, "handwritten")]
+            cases += [(n, t, "vecenv"), (n, t, "vecenv-float32"), (n, t, "handwritten")]
         if n in SMALL_NS:
             cases.append((n, 2, "handwritten-prange"))
     return [pytest.param(*c, id=f"N{c[0]}-{c[2]}" + (f"-T{c[1]}" if c[1] else "")) for c in cases]
 
 
 def _make(n, threads, impl):
-    if impl in ("vecenv", "gymnasium"):
+    if impl in ("vecenv", "vecenv-float32", "gymnasium"):
         return cartpole_step(impl, n, threads)
     parallel = impl == "handwritten-prange" or (threads > 1 and n >= PARALLEL_MIN_ENVS)
     set_threads(threads)
@@ -115,6 +129,8 @@ def test_cartpole_step(benchmark, n, threads, impl):
     step = _make(n, threads, impl)
     rows = action_rows(calls_per_round(n, cost=8 if impl == "gymnasium" else 1), n)
     calls = run_steps(benchmark, step, rows)
+    engine = getattr(step, "__self__", None)
+    info = {"threads_used": engine.threads.chosen} if hasattr(engine, "threads") else {}
     report.record(
-        benchmark, ("cartpole", n, threads, impl), calls, n, threads=threads or 1, impl=impl
+        benchmark, ("cartpole", n, threads, impl), calls, n, threads=threads or 1, impl=impl, **info
     )

@@ -6,6 +6,9 @@ binding block imports that game's rules; numba caches it like any module. The fi
 hash of the template, the rules' source and the numba version, so editing any of them makes a new
 file (and a fresh compile) instead of reusing stale machine code. The engine's drivers are one
 copy; the search's (``search_drivers.py``, loaded only by a search) another.
+
+Under ``precision="float32"`` a game that declares ``PRECISION`` gets its drivers bound to a
+float32 copy of its rules instead, written beside them (``precision.py`` says how it is made).
 """
 
 import functools
@@ -21,7 +24,7 @@ from types import ModuleType
 
 import numba
 
-from . import cache, drivers, search_drivers
+from . import cache, drivers, precision, search_drivers
 
 _BEGIN = "# >>> bindings\n"
 _END = "# <<< bindings\n"
@@ -72,13 +75,17 @@ def _agents_module(rules_module):
         raise
 
 
-def driver_source(rules_module, action_discrete, kind="drivers"):
+def driver_source(rules_module, action_discrete, kind="drivers", copies=None):
+    """The ``kind`` template bound to ``rules_module`` (or, where ``copies`` maps its name, and
+    its agents', to other modules: their float32 copies)."""
+    copies = copies or {}
     module, parallel_names, _ = _TEMPLATES[kind]
     template = inspect.getsource(module)
     head, rest = template.split(_BEGIN, 1)
     _, tail = rest.split(_END, 1)
-    name = rules_module.__name__
+    name = copies.get(rules_module.__name__, rules_module.__name__)
     bindings = (
+        f"import {name} as game_rules\n"
         f"from {name} import reset as game_reset, step as game_step, observe as game_observe\n"
         f"ACTION_DISCRETE = {bool(action_discrete)}\n"
     )
@@ -86,7 +93,8 @@ def driver_source(rules_module, action_discrete, kind="drivers"):
     bindings += f"from {name} import {step_observe} as game_observe_step\n"
     agents = _agents_module(rules_module)
     if agents is not None:
-        bindings += f"from {agents.__name__} import act as game_act\n"
+        agents_name = copies.get(agents.__name__, agents.__name__)
+        bindings += f"from {agents_name} import act as game_act\n"
     else:
         bindings += "game_act = None\n"
     return (
@@ -128,12 +136,17 @@ def _flush_numba_caches(paths):
 
 
 @functools.cache
-def load_drivers(game, rules_module, action_discrete, kind="drivers"):
+def load_drivers(game, rules_module, action_discrete, kind="drivers", precision_name=None):
     """Import (writing it first if needed) the generated driver module of ``game`` (``kind``
     "drivers", the engine's, or "search", the search's); once per process, so making more
-    engines of a game neither re-reads nor re-hashes its sources."""
+    engines of a game neither re-reads nor re-hashes its sources. ``game_rules`` in it is the
+    rules module it runs: ``rules_module``, or under ``"float32"`` the float32 copy of a game
+    that declares ``PRECISION``."""
+    precision_name = precision.DEFAULT if precision_name is None else precision_name
+    precision.check(precision_name)
+    narrow = precision_name != precision.DEFAULT and bool(precision.declared(rules_module))
     source = driver_source(rules_module, action_discrete, kind)
-    digest = hashlib.sha256((source + numba.__version__).encode())
+    digest = hashlib.sha256((source + numba.__version__ + precision_name * narrow).encode())
     # The rules inline code from every module they import: any edit there must give a new
     # module, or numba would keep serving machine code compiled from the old source.
     # (Imported constants leave no trace of their module, so the whole core is always included.)
@@ -150,16 +163,42 @@ def load_drivers(game, rules_module, action_discrete, kind="drivers"):
         digest.update(path.encode() + Path(path).read_bytes())
     modname = f"{_TEMPLATES[kind][2]}{game}_{digest.hexdigest()[:16]}"
     path = cache_dir() / f"{modname}.py"
+    copies = {}
+    if narrow:
+        # The float32 copies of the rules and of every game module they import (a game's, not
+        # the kernels'), dependencies first; their names carry the drivers' digest, which covers
+        # all their sources.
+        games = ("vecenv.envs.", prefixes[1])
+        originals = precision.module_names(rules_module, games)
+        if agents is not None:
+            originals += [m for m in precision.module_names(agents, games) if m not in originals]
+        copies = {m: f"{modname}_f32_{k}" for k, m in enumerate(originals)}
+        source = driver_source(rules_module, action_discrete, kind, copies)
     if not path.exists():
         # Something the game compiles from changed (or this is its first build). numba keys a
         # cached function on its own file alone, so a rules function could still serve machine
         # code with an edited helper inlined from before: drop those entries too.
         _flush_numba_caches(sources | core)
-        # Write atomically: several processes may build the same game at once.
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            f.write(source)
-        os.replace(tmp, path)
+        for original, copy in copies.items():
+            module = importlib.import_module(original)
+            _write(cache_dir() / f"{copy}.py", precision.rewrite(module, copies))
+        _write(path, source)
+    for copy in copies.values():
+        _import(copy, cache_dir() / f"{copy}.py")
+    return _import(modname, path)
+
+
+def _write(path, text):
+    # Atomically: several processes may build the same game at once.
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def _import(modname, path):
+    if modname in sys.modules:
+        return sys.modules[modname]
     spec = importlib.util.spec_from_file_location(modname, path)
     module = importlib.util.module_from_spec(spec)
     # numba's cache re-imports the module by name when it loads a cached entry.

@@ -314,6 +314,37 @@ def _c_contiguous(a):
     return True
 
 
+TABLE_SLOTS = 21
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _tabled(addrs, state_t, cfg_t, action_t, obs_t, obs_shape):
+    """The engine's arrays from their addresses in ``addrs`` (see ``step_bound``): states,
+    configuration, flat actions, low, high, rewards, terminated, truncated, observations and final
+    observations (one-field tuples), as a tuple in ``step``'s order."""
+    n = addrs[14]
+    a = 1  # a constant: every per-agent loop of the inlined step is one pass
+    w = addrs[16]
+    return (
+        nb.carray(_address(addrs[0]), (n,), state_t),
+        nb.carray(_address(addrs[1]), (1,), cfg_t),
+        nb.carray(_address(addrs[2]), (n, a * w), action_t),
+        nb.carray(_address(addrs[3]), (a * w,), action_t),
+        nb.carray(_address(addrs[4]), (a * w,), action_t),
+        nb.carray(_address(addrs[5]), (n, a), np.float64),
+        nb.carray(_address(addrs[6]), (n,), np.bool_),
+        nb.carray(_address(addrs[7]), (n,), np.bool_),
+        (nb.carray(_address(addrs[8]), (n, a) + obs_shape, obs_t),),
+        (nb.carray(_address(addrs[9]), (n, a) + obs_shape, obs_t),),
+    )
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _fits(src, n, w):
+    """Whether ``src`` (typed of any layout) holds n rows of w action values, C-contiguous."""
+    return src.shape[0] == n and src.size == n * w and _c_contiguous(src)
+
+
 @nb.njit(cache=True, error_model="numpy")
 def step_bound(table, state_t, cfg_t, action_t, obs_t, obs_shape, src):
     """``step`` with ``out`` (a face's buffers, no masks or copies) for an engine of one
@@ -335,34 +366,22 @@ def step_bound(table, state_t, cfg_t, action_t, obs_t, obs_shape, src):
     Returns -1, or the first episode with a bad action (nothing moved), or -2: stepped, and
     slot 19 reached slot 20 (the face reports and clears it), or -3: ``src`` has not N * agents
     rows of the action's size, or is not C-contiguous (nothing moved)."""
-    addrs = nb.carray(_address(table), (21,), np.int64)
+    addrs = nb.carray(_address(table), (TABLE_SLOTS,), np.int64)
     n = addrs[14]
-    a = 1  # a constant: every per-agent loop of the inlined step is one pass
-    w = addrs[16]
-    if src.shape[0] != n * a or src.size != n * a * w or not _c_contiguous(src):
+    if not _fits(src, n, addrs[16]):
         return -3
-    states = nb.carray(_address(addrs[0]), (n,), state_t)
-    cfgs = nb.carray(_address(addrs[1]), (1,), cfg_t)
-    flat = nb.carray(_address(addrs[2]), (n, a * w), action_t)
-    low = nb.carray(_address(addrs[3]), (a * w,), action_t)
-    high = nb.carray(_address(addrs[4]), (a * w,), action_t)
-    rewards = nb.carray(_address(addrs[5]), (n, a), np.float64)
-    terminated = nb.carray(_address(addrs[6]), (n,), np.bool_)
-    truncated = nb.carray(_address(addrs[7]), (n,), np.bool_)
-    obs = (nb.carray(_address(addrs[8]), (n, a) + obs_shape, obs_t),)
-    final_obs = (nb.carray(_address(addrs[9]), (n, a) + obs_shape, obs_t),)
+    arrays = _tabled(addrs, state_t, cfg_t, action_t, obs_t, obs_shape)
     out = (
-        nb.carray(_address(src.ctypes.data), (n * a * w,), src.dtype),
-        nb.carray(_address(addrs[10]), (n, a), np.float32),
+        nb.carray(_address(src.ctypes.data), (src.size,), src.dtype),
+        nb.carray(_address(addrs[10]), (n, 1), np.float32),
         None,
         None,
         None,
         None,
-        nb.carray(_address(addrs[11]), (n, a), np.float64),
-        nb.carray(_address(addrs[12]), (n, a, 2), np.float64),
+        nb.carray(_address(addrs[11]), (n, 1), np.float64),
+        nb.carray(_address(addrs[12]), (n, 1, 2), np.float64),
     )
-    mode = addrs[17]
-    max_steps = addrs[18]
+    states, cfgs, flat, low, high, rewards, terminated, truncated, obs, final_obs = arrays
     bad = step(
         states,
         cfgs,
@@ -374,8 +393,8 @@ def step_bound(table, state_t, cfg_t, action_t, obs_t, obs_shape, src):
         truncated,
         obs,
         final_obs,
-        mode,
-        max_steps,
+        addrs[17],
+        addrs[18],
         None,
         out,
     )
@@ -385,6 +404,40 @@ def step_bound(table, state_t, cfg_t, action_t, obs_t, obs_shape, src):
     if addrs[19] == addrs[20]:
         return -2
     return -1
+
+
+@nb.njit(cache=True, error_model="numpy")
+def step_own(table, state_t, cfg_t, action_t, obs_t, obs_shape, src):
+    """``step`` of an engine of one agent and one observation field into its own buffers, over
+    arrays given by their addresses as for ``step_bound`` (slots 10 to 13, 19 and 20 unused),
+    the actions read where they lie: ``src``, of the kernels' action dtype and typed of any
+    layout (the caller checks its class, dtype and number of dimensions; its rows and layout
+    are checked here). Returns what ``step`` returns, or -3 where ``src`` has not N rows of the
+    action's size or is not C-contiguous (nothing moved)."""
+    addrs = nb.carray(_address(table), (TABLE_SLOTS,), np.int64)
+    n = addrs[14]
+    w = addrs[16]
+    if not _fits(src, n, w):
+        return -3
+    arrays = _tabled(addrs, state_t, cfg_t, action_t, obs_t, obs_shape)
+    states, cfgs, _, low, high, rewards, terminated, truncated, obs, final_obs = arrays
+    flat = nb.carray(_address(src.ctypes.data), (n, w), action_t)
+    return step(
+        states,
+        cfgs,
+        flat,
+        low,
+        high,
+        rewards,
+        terminated,
+        truncated,
+        obs,
+        final_obs,
+        addrs[17],
+        addrs[18],
+        None,
+        None,
+    )
 
 
 # >>> parallel variants

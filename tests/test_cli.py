@@ -274,6 +274,14 @@ def test_bench_says_which_loop_each_thread_count_ran(capsys):
     assert [(r[2], r[3]) for r in rows] == [("1", "serial"), ("2", "serial")]
 
 
+def test_bench_measures_the_precision_it_is_given(capsys):
+    argv = ["bench", "--num-envs", "8", "--steps", "5", "--repeats", "1", "--no-gym"]
+    code, out, err = run(capsys, *argv, "--precision", "float32")
+    assert code == 0, err
+    assert "precision='float32'" in out or "precision=float32" in out
+    assert run(capsys, *argv, "--precision", "float16")[0] == 2
+
+
 def test_bench_without_gymnasium_and_with_a_plot(capsys, tmp_path):
     path = tmp_path / "bench.png"
     argv = ["bench", "--num-envs", "2", "--steps", "5", "--repeats", "1", "--no-gym"]

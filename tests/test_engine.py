@@ -290,32 +290,36 @@ def test_odd_action_arrays_are_normalised_and_give_the_same_steps():
         ref.step(base)
         e.step(actions)
         np.testing.assert_array_equal(e.get_state(), ref.get_state())
-    # One compiled step for every kind of input: nothing recompiled for the odd ones (a face
-    # that passes its own buffers, ``out``, has steps of its own).
-    plain = [sig for sig in e._drivers.step.overloads if str(sig[-1]).startswith("omitted")]
-    assert len(plain) == 1
+    # One compiled step for every kind of input: nothing recompiled for the odd ones (the
+    # serial step by address; a face that passes its own buffers has steps of its own).
+    assert len(e._drivers.step_own.overloads) == 1
 
 
-def test_threads_are_used_only_where_a_serial_step_takes_long_enough(monkeypatch):
+def test_threads_are_chosen_by_timing_both_loops_and_never_change_the_episodes(monkeypatch):
     from vecenv import engine as E
+    from vecenv import threads
 
     small = vecenv.make("cartpole", num_envs=8, num_threads=2)
     assert small.uses_threads is False  # below PARALLEL_MIN_ENVS: never threaded
     n = E.PARALLEL_MIN_ENVS
+    # Any step feeds both threads: the engine times the two loops alternately, then keeps one.
+    monkeypatch.setattr(threads, "MIN_SECONDS_PER_THREAD", 0.0)
     auto = vecenv.make("cartpole", num_envs=n, num_threads=2, seed=1)
     assert auto.uses_threads is None  # decided after the first steps are timed
     forced = vecenv.make("cartpole", num_envs=n, num_threads=2, seed=1, parallel=True)
     serial = vecenv.make("cartpole", num_envs=n, num_threads=2, seed=1, parallel=False)
-    monkeypatch.setattr(E, "PARALLEL_MIN_SECONDS", 0.0)  # any step is "long": threads pay
     rng = np.random.default_rng(0)
-    for _ in range(1 + E._PROBE_CALLS + 2):
+    loops = set()
+    for _ in range(1 + 2 * (threads.PROBES + 1) + 2):
         actions = rng.integers(0, 2, n)
         for e in (auto, forced, serial):
             e.step(actions)
+        loops.add(auto.threads.chosen)
         np.testing.assert_array_equal(auto.get_state(), forced.get_state())
         np.testing.assert_array_equal(auto.get_state(), serial.get_state())
-    assert auto.uses_threads is True and forced.uses_threads is True
-    assert serial.uses_threads is False
+    assert auto.uses_threads in (True, False) and not auto.threads.deciding
+    assert forced.uses_threads is True and serial.uses_threads is False
+    assert serial._direct is not None and auto._direct is None  # only a fixed loop skips the policy
     with pytest.raises(ValueError, match="parallel must be"):
         vecenv.make("cartpole", parallel="yes")
 

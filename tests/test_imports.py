@@ -45,6 +45,7 @@ LAYERS = (
             "vecenv.opponent",
             "vecenv.stats",
             "vecenv.variants",
+            "vecenv.threads",
         ),
     ),
     (

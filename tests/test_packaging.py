@@ -104,8 +104,9 @@ START = (
     "    a = np.zeros((4,) + spec.shape, dtype=np.int64 if spec.discrete else np.float64)\n"
     "    e.step(a)\n"
     "    d = e._drivers\n"
-    "    out[game] = [d.__file__, sum(d.step.stats.cache_hits.values()),\n"
-    "                 sum(d.step.stats.cache_misses.values())]\n"
+    "    stats = [f.stats for f in (d.step, d.step_own)]  # (step_own: one agent, one field)\n"
+    "    out[game] = [d.__file__, sum(sum(s.cache_hits.values()) for s in stats),\n"
+    "                 sum(sum(s.cache_misses.values()) for s in stats)]\n"
     "print(json.dumps(out))\n"
 )
 

@@ -154,7 +154,7 @@ def test_same_trajectories_on_two_threads():
         pytest.skip("numba has one thread here")
     one = PufferEnv("cartpole", num_envs=1024, seed=8)
     two = PufferEnv("cartpole", num_envs=1024, seed=8, num_threads=2)
-    assert two._parallel and not one._parallel
+    assert two.engine.threads.possible and not one.engine.threads.possible
     acts = random_actions(np.random.default_rng(8), one, 40)
     for x, y in zip(trajectory(two, acts), trajectory(one, acts), strict=True):
         np.testing.assert_array_equal(x, y)

@@ -60,13 +60,19 @@ def make(
     autoreset="next_step",
     device="cpu",
     memory_budget=None,
+    precision="float64",
     **configuration,
 ):
     """Make an engine of ``num_envs`` episodes of ``game`` (see :class:`vecenv.engine.Engine`);
     ``device="cuda"`` keeps them on the GPU (:class:`vecenv.cuda.engine.CudaEngine`). A make whose
     arrays would exceed ``memory_budget`` (default: ``VECENV_MEMORY_BUDGET`` or 4 GiB, see
-    ``vecenv.memory``) raises ValueError before allocating."""
+    ``vecenv.memory``) raises ValueError before allocating. ``precision="float32"`` runs a game
+    whose rules compute in floating point in float32 (docs/precision.md)."""
     kwargs = dict(configuration, memory_budget=memory_budget)
+    if precision != "float64":
+        if device == "cuda":
+            raise ValueError("the GPU engine runs the rules as written: precision='float64'")
+        kwargs["precision"] = precision
     if device == "cuda":
         from . import variants  # the GPU engine is a layer above: vecenv.cuda registers it
 

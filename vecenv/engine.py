@@ -9,7 +9,6 @@ call. Copy what you keep (the faces do, where their interface promises fresh arr
 """
 
 import contextlib
-import os
 import re
 import time
 
@@ -17,6 +16,7 @@ import numba
 import numpy as np
 
 from vecenv.kernels import build, rng
+from vecenv.kernels import precision as _precision
 from vecenv.kernels.state import (
     DISABLED,
     HEADER,
@@ -28,19 +28,13 @@ from vecenv.kernels.state import (
 )
 
 from . import memory, positions, registry
+from . import threads as threads_policy
 from .spec import is_integer
 
 AUTORESET_MODES = {"next_step": NEXT_STEP, "same_step": SAME_STEP, "disabled": DISABLED}
 
-# When threads pay. vecenv lets OpenMP's workers sleep between calls (see vecenv/__init__.py), and
-# waking them costs tens of microseconds per call: threads pay once a serial call takes a few times
-# that. A step's cost differs 20-fold between games, so the engine times a few serial calls and
-# decides by time, never below PARALLEL_MIN_ENVS episodes. With spinning workers
-# (OMP_WAIT_POLICY=ACTIVE, for a machine that does nothing else) a call costs microseconds.
-_SPINNING = os.environ.get("OMP_WAIT_POLICY", "").upper() == "ACTIVE"
-PARALLEL_MIN_ENVS = 1024
-PARALLEL_MIN_SECONDS = 20e-6 if _SPINNING else 150e-6
-_PROBE_CALLS = 3
+# How many threads a step uses is ``vecenv.threads``' concern (never below PARALLEL_MIN_ENVS).
+PARALLEL_MIN_ENVS = threads_policy.PARALLEL_MIN_ENVS
 NO_TIME_LIMIT = np.iinfo(np.int64).max
 SEED_LIMIT = 2**64
 
@@ -212,12 +206,15 @@ class Engine:
         autoreset: ``"next_step"`` (default), ``"same_step"`` or ``"disabled"``, as gymnasium's
             AutoresetMode.
         parallel: with ``num_threads > 1``, whether steps run the threaded loop: None (default)
-            decides from the time of the first serial steps, True and False force it.
+            times both loops and keeps the faster (``vecenv.threads``), True and False force it.
         max_episode_steps: the time limit; None takes the game's ``episodeSteps`` configuration,
             0 means none.
         memory_budget: the most bytes the engine's arrays may take (bytes or a string such as
             ``"16G"``); None takes ``VECENV_MEMORY_BUDGET`` or the default (see
             ``vecenv.memory``). A make over it raises ValueError before allocating.
+        precision: ``"float64"`` (default: the rules as written, exact to their reference) or
+            ``"float32"``: a game that declares ``PRECISION`` runs its rules compiled with
+            float32 state and arithmetic (docs/precision.md); other games ignore it.
         **configuration: the game's configuration (see its specification).
     """
 
@@ -231,10 +228,12 @@ class Engine:
         max_episode_steps=None,
         parallel=None,
         memory_budget=None,
+        precision="float64",
         **configuration,
     ):
         self.spec = registry.get_spec(game)
         self.name = self.spec.name
+        self.precision = _precision.check(precision)
         memory.check_num_envs(num_envs, is_integer)
         max_threads = numba.config.NUMBA_NUM_THREADS
         if not is_integer(num_threads) or not 1 <= num_threads <= max_threads:
@@ -263,18 +262,29 @@ class Engine:
 
         self.observation = self.spec.observation_fields(self.config)
         self.action = self.spec.action_spec(self.config)
-        self.rules = registry.rules(self.name)
+        rules = registry.rules(self.name)
         # FIELDS is a list, or a function of the configuration for games whose state size depends
         # on it (a board of rows x columns); numba compiles one loop per resulting record type.
-        fields = self.rules.FIELDS
-        fields = fields(self.config) if callable(fields) else fields
+        fields = rules.FIELDS(self.config) if callable(rules.FIELDS) else rules.FIELDS
+        # The drivers bound to the rules as written, or to their float32 copy (``game_rules``).
+        try:
+            if self.precision != _precision.DEFAULT:
+                _precision.check_declaration(rules, fields, self._cfg)
+            self._drivers = build.load_drivers(
+                self.name, rules, self.action.discrete, precision_name=self.precision
+            )
+        except ValueError as e:  # a declaration the copy cannot follow
+            raise registry.GameError(f"{self.name}: {e}") from None
+        self.rules = self._drivers.game_rules
+        if self.rules is not rules:
+            fields = _precision.narrow_fields(fields, _precision.declared(rules))
+            self._cfg = _precision.narrow_record(self._cfg, _precision.declared(rules))
         # Every size is known: refuse what would not fit the memory budget before allocating.
         self.memory_budget = memory_budget
         self._episode_bytes = self._bytes_per_episode(fields)
         memory.check(self.name, self.num_envs, self._episode_bytes, 0, memory_budget)
         self.state_dtype = state_dtype(fields)
         self._bounds = getattr(self.rules, "STATE_BOUNDS", {})
-        self._drivers = build.load_drivers(self.name, self.rules, self.action.discrete)
 
         n, a = self.num_envs, self.num_agents
         self._states = np.zeros(n, dtype=self.state_dtype)
@@ -296,9 +306,15 @@ class Engine:
         self._fast_steps = {}  # the compiled serial step's entry point, by variant
         if parallel not in (None, True, False):
             raise ValueError(f"parallel must be None, True or False, got {parallel!r}")
-        threaded = self.num_threads > 1 and self.num_envs >= PARALLEL_MIN_ENVS
-        self._parallel = threaded and parallel is not False
-        self._probes = [] if threaded and parallel is None else None
+        self.threads = threads_policy.Threads(self.num_threads, self.num_envs, parallel)
+        # The serial step by address (``_bind_own``), for one agent and one observation field:
+        # compiled on the first step; ``_direct`` is it where every step is serial (``step``
+        # then calls it first), else None.
+        one = a == 1 and len(self._obs) == 1 and not self.observation[0].shared
+        self._own_ndim = 1 + len(self.action.shape) if one else None
+        self._own_shape = (n,) + self.action.shape
+        self._own = self._direct = self._own_head = None
+        self._result = (self.obs, self._rewards, self._terminated, self._truncated)
 
         action = self.action
         self._act_width = a * action.width
@@ -410,7 +426,22 @@ class Engine:
         An invalid action raises ValueError naming the first offending episode, before any
         episode moves. Returns ``(obs, rewards, terminated, truncated)`` (buffer views).
         """
-        return self.step_flat(self._actions(actions))
+        # The common case first, at the cost of a few attribute reads: an ndarray of the
+        # kernels' dtype goes to the serial step by address (``_bind_own``), which checks its
+        # rows and layout itself (-3: they differ, nothing moved, the general path says why).
+        direct = self._direct
+        if (
+            direct is not None
+            and actions.__class__ is np.ndarray
+            and actions.dtype is self._act_dtype
+            and actions.ndim == self._own_ndim
+        ):
+            code = direct(*self._own_head, actions)
+            if code == -1:
+                return self._result
+            if code >= 0:
+                self._raise_bad_action(code, actions.reshape(self._flat_shape))
+        return self._step(self._actions(actions), None)
 
     def step_flat(self, flat):
         """``step`` for actions already made canonical by ``_actions`` (or a face's own buffer of
@@ -446,26 +477,85 @@ class Engine:
         )
 
     def _step(self, flat, agents):
-        args = self._step_args(flat, agents)
-        # One entry point per variant: with and without agents.
-        fast = self._fast_steps.get(agents is None)
-        if self._probes is not None and fast is not None:
-            bad = self._probe(fast, args)
-        elif self._parallel and self._probes is None:
-            if numba.get_num_threads() != self.num_threads:
-                numba.set_num_threads(self.num_threads)
-            with _compiling(self.name):
-                bad = self._drivers.step_parallel(*args)
-        elif fast is not None:
-            bad = fast(*args)
+        policy = self.threads
+        k = policy.next() if policy.possible else 1
+        if k > 1:
+            if numba.get_num_threads() != k:
+                numba.set_num_threads(k)
+            call, args = self._drivers.step_parallel, self._step_args(flat, agents) + (None,)
+        elif agents is None and self._own_ndim is not None:
+            if self._own is None:
+                self._bind_own()
+            call, args = self._own, self._own_head + (flat.reshape(self._own_shape),)
         else:
-            with _compiling(self.name):  # compiles or loads the loop on the first call
-                bad = self._drivers.step(*args)
-            fast = _entry_point(self._drivers.step, args) or self._drivers.step
-            self._fast_steps[agents is None] = fast
+            args = self._step_args(flat, agents) + (None,)
+            # One entry point per variant: with and without agents.
+            call = self._fast_steps.get(agents is None)
+            if call is None:
+                with _compiling(self.name):  # compiles or loads the loop on the first call
+                    self._drivers.step.compile(tuple(numba.typeof(x) for x in args))
+                call = _entry_point(self._drivers.step, args) or self._drivers.step
+                self._fast_steps[agents is None] = call
+        if policy.timing:
+            start = time.perf_counter()
+            with _compiling(self.name):
+                bad = call(*args)
+            policy.record(k, time.perf_counter() - start)
+        else:
+            with _compiling(self.name):
+                bad = call(*args)
         if bad >= 0:
             self._raise_bad_action(bad, flat)
-        return self.obs, self._rewards, self._terminated, self._truncated
+        return self._result
+
+    def _bind_own(self):
+        """Compile (or load) the serial step by address of this engine's own buffers, for an
+        engine of one agent and one observation field (``step_own`` in the drivers): numba
+        unboxes an int and the actions per call instead of fifteen arrays, and a small batch's
+        step costs little more than a hand-written loop's. It reads the buffers' addresses
+        from ``_own_table``: made again whenever the engine's arrays change
+        (``observe_into``)."""
+        n = self.num_envs
+        addrs = [
+            self._states,
+            self._cfg,
+            None,  # the actions are read where they lie
+            self._act_low,
+            self._act_high,
+            self._rewards,
+            self._terminated,
+            self._truncated,
+            self._obs[0],
+            self._final_obs[0],
+        ]
+        table = np.zeros(build.drivers.TABLE_SLOTS, dtype=np.int64)
+        table[:10] = [0 if x is None else x.ctypes.data for x in addrs]
+        table[14:19] = [n, 1, self.action.width, self._mode, self._max_steps]
+        head = (
+            int(table.ctypes.data),
+            self.state_dtype,
+            self._cfg.dtype,
+            self._act_dtype,
+            self._obs[0].dtype,
+            tuple(int(d) for d in self._obs[0].shape[2:]),
+        )
+        example = np.zeros(self._own_shape, dtype=self._act_dtype)
+        sig = tuple(numba.typeof(x) for x in head)
+        sig += (numba.typeof(example).copy(layout="A", readonly=False),)
+        fn = self._drivers.step_own
+        with _compiling(self.name):
+            fn.compile(sig)
+        self._own_table = table
+        self._own_head = head
+        self._own = fn.overloads[sig].entry_point
+        self._direct = (
+            self._own if not self.threads.possible or self.threads.forced is False else None
+        )
+
+    @property
+    def uses_threads(self):
+        """Whether steps run the threaded loop (None while the first steps are being timed)."""
+        return self.threads.uses_threads
 
     def observe_into(self, arrays):
         """Have every later reset and step write the observations into ``arrays`` instead of the
@@ -488,6 +578,9 @@ class Engine:
             self._final_obs = arrays
         self._obs = arrays
         self.obs = _read_only_views(self.observation, arrays)
+        self._result = (self.obs, self._rewards, self._terminated, self._truncated)
+        if self._own is not None:
+            self._bind_own()  # its table holds the old arrays' addresses
 
     def step_into(self, flat, out, parallel=False):
         """The compiled step for a face that keeps its own result buffers (PufferLib's), as
@@ -593,21 +686,6 @@ class Engine:
             done[held] = was
         return result
 
-    def _probe(self, fast, args):
-        """A timed serial step; after a few, the engine keeps the loop that pays."""
-        start = time.perf_counter()
-        bad = fast(*args)
-        self._probes.append(time.perf_counter() - start)
-        if len(self._probes) == _PROBE_CALLS:
-            self._parallel = min(self._probes) > PARALLEL_MIN_SECONDS
-            self._probes = None
-        return bad
-
-    @property
-    def uses_threads(self):
-        """Whether steps run the threaded loop (None while the first steps are being timed)."""
-        return None if self._probes is not None else self._parallel
-
     def _canonical(self, a):
         """Whether ``a`` has the one array type the kernels are compiled for (any shape)."""
         flags = a.flags
@@ -673,6 +751,10 @@ class Engine:
                 raise ValueError(f"state field {name!r} must be finite")
             if name in self._bounds:
                 lo, hi = self._bounds[name]
+                if values.dtype == np.float32:
+                    # A float32 copy of the rules keeps its state within its bounds' float32
+                    # roundings (float32(pi) > pi): compare in float32, as it computes.
+                    lo, hi = np.float32(lo), np.float32(hi)
                 if (values < lo).any() or (values > hi).any():
                     raise ValueError(f"state field {name!r} must be in [{lo}, {hi}]")
         # Rules may check what fixed bounds cannot: relations between fields, or bounds that
@@ -729,10 +811,11 @@ class Engine:
             "autoreset": self.autoreset,
             "max_episode_steps": self.max_episode_steps or 0,
             "memory_budget": self.memory_budget,
+            "precision": self.precision,
             "configuration": dict(self.config),
             "seed": self.seed,
             "first_episode": self.first_episode,
-            "threads_pay": (self._parallel, self._probes),
+            "threads": self.threads.state(),
             "arrays": {
                 "_states": self._states,
                 "_words": self._words,
@@ -755,6 +838,7 @@ class Engine:
             autoreset=state["autoreset"],
             max_episode_steps=state["max_episode_steps"],
             memory_budget=state.get("memory_budget"),
+            precision=state.get("precision", "float64"),
             **state["configuration"],
         )
         self.first_episode = state["first_episode"]
@@ -762,7 +846,7 @@ class Engine:
         check_loaded_states(self.check_state, arrays["_states"], self.state_dtype, self.num_envs)
         self._restore_arrays(arrays)
         if threads == state["num_threads"]:
-            self._parallel, self._probes = state["threads_pay"]
+            self.threads.restore(state.get("threads", {}))
 
     def _restore_arrays(self, arrays):
         """Copy pickled buffers into this engine's own (the faces hold views of them)."""

@@ -41,6 +41,7 @@ dtype or layout are converted first (checked for range before any cast).
 import contextlib
 import io
 import os
+import time
 
 import numba
 import numpy as np
@@ -53,7 +54,7 @@ with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.St
     import pufferlib.emulation
 
 from vecenv import registry
-from vecenv.engine import PARALLEL_MIN_ENVS, Engine, action_array, check_action_dtype
+from vecenv.engine import Engine, action_array, check_action_dtype
 from vecenv.gym import spaces
 from vecenv.kernels.turns import ACTIVE
 
@@ -84,6 +85,8 @@ class PufferEnv(pufferlib.PufferEnv):
         max_episode_steps: the time limit; None takes the game's registered one (CartPole-v1:
             500), 0 means none.
         report_interval: steps between info reports.
+        precision: "float64" (default) or "float32": a floating-point game's rules in float32
+            (docs/precision.md), as Ocean's C environments compute.
         **configuration: the game's configuration.
     """
 
@@ -96,6 +99,7 @@ class PufferEnv(pufferlib.PufferEnv):
         num_threads=1,
         max_episode_steps=None,
         report_interval=128,
+        precision="float64",
         **configuration,
     ):
         spec = registry.get_spec(game)
@@ -108,6 +112,7 @@ class PufferEnv(pufferlib.PufferEnv):
             num_threads=num_threads,
             autoreset="same_step",
             max_episode_steps=max_episode_steps,
+            precision=precision,
             **configuration,
         )
         if not isinstance(report_interval, int) or report_interval < 1:
@@ -149,19 +154,23 @@ class PufferEnv(pufferlib.PufferEnv):
             self._running,
             self._ended,
         )
-        example = (np.zeros(self._act_shape, dtype=self._act_dtype),) + self._out_tail
-        self._parallel = engine.num_threads > 1 and n >= PARALLEL_MIN_ENVS
-        # The cheapest call where it applies (arrays by address), else the general one.
+        self._example = (np.zeros(self._act_shape, dtype=self._act_dtype),) + self._out_tail
+        # How many threads a step takes is the engine's policy (``vecenv.threads``): where it
+        # may choose threads, every step goes through it, the serial and threaded loops taking
+        # the same arguments; else the cheapest call where it applies (arrays by address).
+        self._threads = engine.threads
         bound = None
-        if not self._parallel:
-            bound = engine.step_bound(self._flat, example, report_interval)
+        if not self._threads.possible:
+            bound = engine.step_bound(self._flat, self._example, report_interval)
         self._bound = bound is not None
         self._buffers = (self.observations, self.rewards, self.terminals, self.truncations)
         self._table = None
+        self._calls = {}  # by thread count: 1 the serial loop, more the threaded one
         if bound is not None:
             self._call, self._head, self._table = bound
         else:
-            self._call, self._head = engine.step_into(self._flat, example, self._parallel)
+            self._call, self._head = engine.step_into(self._flat, self._example, False)
+            self._calls[1] = self._call
         self._since_report = 0
         self._wide_call = None
         if bound is not None and len(self._act_shape) <= 2:
@@ -255,9 +264,21 @@ class PufferEnv(pufferlib.PufferEnv):
     # -- helpers -------------------------------------------------------------------------------
 
     def _step(self, actions):
-        if self._parallel and numba.get_num_threads() != self.engine.num_threads:
-            numba.set_num_threads(self.engine.num_threads)
-        return self._call(*self._head, (actions,) + self._out_tail)
+        policy = self._threads
+        if not policy.possible:
+            return self._call(*self._head, (actions,) + self._out_tail)
+        k = policy.next()
+        call = self._calls.get(k)
+        if call is None:  # the threaded loop, compiled (or loaded) on its first use
+            call = self._calls[k] = self.engine.step_into(self._flat, self._example, True)[0]
+        if k > 1 and numba.get_num_threads() != k:
+            numba.set_num_threads(k)
+        if not policy.timing:
+            return call(*self._head, (actions,) + self._out_tail)
+        start = time.perf_counter()
+        bad = call(*self._head, (actions,) + self._out_tail)
+        policy.record(k, time.perf_counter() - start)
+        return bad
 
     def _coerce(self, actions):
         """``actions`` as PufferLib's own action array, or ValueError (never a silent cast)."""

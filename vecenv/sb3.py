@@ -36,6 +36,8 @@ class VecEnv(_SB3VecEnv):
         seat: for a two-agent game, the agent's seat.
         max_episode_steps: the time limit (the game's registered one by default).
         render_mode: "rgb_array" for ``get_images``/``render``.
+        precision: "float64" (default) or "float32": a floating-point game's rules in float32
+            (docs/precision.md).
         **configuration: the game's configuration.
     """
 
@@ -49,6 +51,7 @@ class VecEnv(_SB3VecEnv):
         seat=0,
         max_episode_steps=None,
         render_mode=None,
+        precision="float64",
         **configuration,
     ):
         from vecenv import registry
@@ -65,6 +68,7 @@ class VecEnv(_SB3VecEnv):
             num_threads=num_threads,
             autoreset="same_step",
             max_episode_steps=max_episode_steps,
+            precision=precision,
             **configuration,
         )
         engine = self.engine

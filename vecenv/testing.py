@@ -18,6 +18,7 @@ import vecenv
 
 from . import registry
 from .engine import PARALLEL_MIN_ENVS
+from .kernels.precision import declared as precision_names
 
 SPEED_SIZES = (1, 64, 4096)
 
@@ -87,11 +88,11 @@ def check_spec(game):
     return f"{spec.num_agents} agent(s), {len(spec.observation)} observation field(s)"
 
 
-def check_batch(game):
+def check_batch(game, precision="float64"):
     """reset, step and observe over a batch: shapes, dtypes, observations inside their spaces,
     states the rules accept, rewards finite, the time limit honoured."""
     n = 7
-    engine = _engine(game, n, max_episode_steps=30)
+    engine = _engine(game, n, max_episode_steps=30, precision=precision)
     rng = np.random.default_rng(0)
     _inside_spaces(engine)
     ended = 0
@@ -126,12 +127,12 @@ def check_threads(game):
     return f"N={n}, 30 steps"
 
 
-def check_batch_sizes(game):
+def check_batch_sizes(game, precision="float64"):
     """Episode i is the same in a batch of any size (it depends on the seed, i and its
     actions)."""
     traces = {}
     for n in (40, 7, 1):
-        engine = _engine(game, n, seed=123)
+        engine = _engine(game, n, seed=123, precision=precision)
         rng = np.random.default_rng(7)
         trace = []
         for _ in range(60):
@@ -145,9 +146,9 @@ def check_batch_sizes(game):
     return "batch sizes 1, 7 and 40"
 
 
-def check_state_round_trip(game):
+def check_state_round_trip(game, precision="float64"):
     """get_state, then set_state of it, gives back the same episodes, streams included."""
-    engine = _engine(game, 5, seed=2)
+    engine = _engine(game, 5, seed=2, precision=precision)
     rng = np.random.default_rng(1)
     for _ in range(5):
         engine.step(random_actions(engine, rng))
@@ -209,12 +210,12 @@ def check_fuzz_actions(game, examples=60):
     return f"{examples} action arrays"
 
 
-def check_fuzz_states(game, examples=60):
+def check_fuzz_states(game, examples=60, precision="float64"):
     """Any record is refused by set_state with ValueError (changing nothing) or is one the rules
     step without a crash."""
     hypothesis, st, _ = _hypothesis()
     n = 4
-    engine = _engine(game, n)
+    engine = _engine(game, n, precision=precision)
     values = st.one_of(
         st.floats(allow_nan=True, allow_infinity=True),
         st.floats(-10, 10),
@@ -245,6 +246,28 @@ def check_fuzz_states(game, examples=60):
 
     fuzz()
     return f"{examples} state records"
+
+
+def check_float32(game):
+    """A game that declares ``PRECISION`` meets the contract in float32 too (its batch, batch
+    sizes, state round trip and fuzzed states), its declared fields float32."""
+    rules = registry.rules(game)
+    declared = precision_names(rules)
+    if not declared:
+        raise Skipped("the game declares no PRECISION: its rules run as written in any precision")
+    engine = _engine(game, 1, precision="float32")
+    for name in engine.state_dtype.names:
+        if name in declared:
+            dtype = engine.state_dtype[name].base
+            _require(dtype == np.float32, f"declared field {name!r} is {dtype} in float32")
+    notes = [
+        check_batch(game, precision="float32"),
+        check_batch_sizes(game, precision="float32"),
+        check_state_round_trip(game, precision="float32"),
+    ]
+    with contextlib.suppress(Skipped):  # (without hypothesis)
+        notes.append(check_fuzz_states(game, examples=20, precision="float32"))
+    return "; ".join(notes)
 
 
 def check_gymnasium(game):
@@ -353,6 +376,7 @@ CHECKS = {
     "state round trip": check_state_round_trip,
     "fuzz actions": check_fuzz_actions,
     "fuzz states": check_fuzz_states,
+    "float32": check_float32,
     "gymnasium": check_gymnasium,
     "kaggle": check_kaggle,
     "render": check_render,

@@ -33,6 +33,13 @@ MAX_VEL_1 = 4 * PI
 MAX_VEL_2 = 9 * PI
 BOOK = 0  # index of "book" in the configuration's enum; 1 is "nips"
 
+# What follows the engine's precision (float64 by default; see vecenv/kernels/precision.py).
+PRECISION = (
+    *("theta1", "theta2", "dtheta1", "dtheta2"),
+    *("DT", "LINK_LENGTH_1", "LINK_LENGTH_2", "LINK_MASS_1", "LINK_MASS_2"),
+    *("LINK_COM_POS_1", "LINK_COM_POS_2", "LINK_MOI", "GRAVITY", "PI", "MAX_VEL_1", "MAX_VEL_2"),
+)
+
 # Every state the dynamics reach lies in these bounds (wrap and clamp keep it there). They also keep
 # the wrap loops short and the integration finite, which arbitrary restored states would not.
 STATE_BOUNDS = {

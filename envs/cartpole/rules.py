@@ -25,6 +25,13 @@ TAU = 0.02
 THETA_THRESHOLD = 12 * 2 * math.pi / 360
 X_THRESHOLD = 2.4
 
+# What follows the engine's precision (float64 by default; see vecenv/kernels/precision.py).
+PRECISION = (
+    *("x", "x_dot", "theta", "theta_dot"),
+    *("GRAVITY", "MASSCART", "MASSPOLE", "TOTAL_MASS", "LENGTH", "POLEMASS_LENGTH"),
+    *("FORCE_MAG", "TAU", "THETA_THRESHOLD", "X_THRESHOLD"),
+)
+
 
 @nb.njit(cache=True, error_model="numpy")
 def reset(s, cfg):

@@ -26,6 +26,13 @@ REWARD_HIGH = np.pi + REWARD_ANGLE_RADIANS
 # The renderer's fields; csuite's own (angle, velocity) are checked by check_state.
 STATE_BOUNDS = {"torque": (-1, 1)}
 
+# What follows the engine's precision (float64 by default; see vecenv/kernels/precision.py).
+PRECISION = (
+    *("angle", "velocity"),
+    *("friction", "gravity", "simulation_step_size", "max_speed"),
+    *("TWO_PI", "RADIAN_MULTIPLIER", "REWARD_ANGLE_RADIANS", "REWARD_LOW", "REWARD_HIGH"),
+)
+
 # As csuite's set_state words it.
 INVALID_ANGLE = "Invalid state: expected angle to be in range [0, 2pi]."
 

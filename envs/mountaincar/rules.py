@@ -20,6 +20,12 @@ GOAL_POSITION = 0.5
 FORCE = 0.001
 GRAVITY = 0.0025
 
+# What follows the engine's precision (float64 by default; see vecenv/kernels/precision.py).
+PRECISION = (
+    *("position", "velocity", "goal_velocity"),
+    *("MIN_POSITION", "MAX_POSITION", "MAX_SPEED", "GOAL_POSITION", "FORCE", "GRAVITY"),
+)
+
 
 @nb.njit(cache=True, error_model="numpy")
 def reset(s, cfg):

@@ -43,6 +43,14 @@ MAX_POSITION32 = float(np.float32(MAX_POSITION))
 MAX_SPEED32 = float(np.float32(MAX_SPEED))
 GOAL_POSITION32 = float(np.float32(GOAL_POSITION))
 
+# What follows the engine's precision (float64 by default; see vecenv/kernels/precision.py).
+# (In float32 the float64 constants and their float32 roundings are the same numbers.)
+PRECISION = (
+    *("position", "velocity", "goal_velocity"),
+    *("MIN_ACTION", "MAX_ACTION", "GOAL_POSITION", "POWER", "POWER32"),
+    *("MIN_POSITION32", "MAX_POSITION32", "MAX_SPEED32", "GOAL_POSITION32"),
+)
+
 
 @nb.njit(cache=True, error_model="numpy")
 def step(s, cfg, actions, rewards):

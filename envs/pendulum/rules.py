@@ -33,6 +33,12 @@ TWO_PI = 2 * np.pi
 TORQUE_GAIN = 3.0 / (M * L**2)
 TORQUE_COST32 = float(np.float32(0.001))
 
+# What follows the engine's precision (float64 by default; see vecenv/kernels/precision.py).
+PRECISION = (
+    *("theta", "theta_dot", "last_u", "g"),
+    *("MAX_SPEED", "MAX_TORQUE", "DT", "M", "L", "TWO_PI", "TORQUE_GAIN", "TORQUE_COST32"),
+)
+
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def angle_normalize(x):

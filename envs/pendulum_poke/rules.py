@@ -27,6 +27,14 @@ FIELDS = [
 # The renderer's fields; csuite's own (angle, velocity) are checked by check_state.
 STATE_BOUNDS = {"torque": (-1, 1), "perturb_direction": (-1, 1)}
 
+# What follows the engine's precision (float64 by default; see vecenv/kernels/precision.py).
+# (csuite_pendulum's constants follow its own declaration.)
+PRECISION = (
+    *("angle", "velocity"),
+    *("friction", "gravity", "simulation_step_size", "max_speed"),
+    *("perturb_prob", "perturb_torque"),
+)
+
 
 @nb.njit(cache=True, error_model="numpy")
 def reset(s, cfg):

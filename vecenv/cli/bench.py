@@ -27,6 +27,7 @@ from .common import (
     parse_ints,
     positive_float,
     positive_int,
+    precision_option,
     seed,
     si,
 )
@@ -46,9 +47,12 @@ class Target:
         self.step, self.pool, self.close, self.engine = step, pool, close, engine
 
     def loop(self):
-        """ "threaded" or "serial": the loop vecenv's engine chose for this batch ("-" else)."""
-        uses = getattr(self.engine, "uses_threads", None)
-        return "-" if uses is None else ("threaded" if uses else "serial")
+        """The loop vecenv's engine chose for this batch at its last decision: "serial", or
+        "K threads" (``vecenv.threads``); "-" where there is no engine or no decision yet."""
+        chosen = getattr(getattr(self.engine, "threads", None), "chosen", None)
+        if chosen is None:
+            return "-"
+        return "serial" if chosen == 1 else f"{chosen} threads"
 
     def run(self, k):
         batches = itertools.islice(itertools.cycle(self.pool), k)
@@ -64,20 +68,24 @@ def uses_vector_face(spec):
     return bool(spec.gym.get("id")) and importlib.util.find_spec("vecenv.gym.vector") is not None
 
 
-def make_ours(spec, n, threads, seed, device="cpu"):
+def make_ours(spec, n, threads, seed, device="cpu", precision="float64"):
     """vecenv at N envs and T threads: its Gymnasium vector env, or the engine until one exists
     (on the GPU, the engine, its actions already in GPU memory)."""
     if uses_vector_face(spec) and device == "cpu":
         import gymnasium
 
-        env = gymnasium.make_vec(f"vecenv/{spec.gym['id']}", num_envs=n, num_threads=threads)
+        env = gymnasium.make_vec(
+            f"vecenv/{spec.gym['id']}", num_envs=n, num_threads=threads, precision=precision
+        )
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
         pool = [sample(env.action_space, rng) for _ in range(POOL)]
         return Target(env.step, pool, env.close, getattr(env, "_engine", None))
     import vecenv
 
-    engine = vecenv.make(spec.name, num_envs=n, seed=seed, num_threads=threads, device=device)
+    engine = vecenv.make(
+        spec.name, num_envs=n, seed=seed, num_threads=threads, device=device, precision=precision
+    )
     pool = actions_pool(spec, n, seed)  # the same draws as --compare-ref's workers
     if device == "cuda":
         from numba import cuda
@@ -198,12 +206,13 @@ def cmd_bench(args, out):
     seconds = DEFAULT_SECONDS if args.steps is None and args.seconds is None else args.seconds
     mode = None if args.no_gym else gym_mode(gym_id)
 
+    wide = f", precision='{args.precision}'" if args.precision != "float64" else ""
     if args.device == "cuda":
         ours_label = f"vecenv.make('{spec.name}', num_envs=N, device='cuda').step"
     elif uses_vector_face(spec):
-        ours_label = f"gymnasium.make_vec('vecenv/{gym_id}', num_envs=N, num_threads=T)"
+        ours_label = f"gymnasium.make_vec('vecenv/{gym_id}', num_envs=N, num_threads=T{wide})"
     else:
-        ours_label = f"vecenv.make('{spec.name}', num_envs=N, num_threads=T).step"
+        ours_label = f"vecenv.make('{spec.name}', num_envs=N, num_threads=T{wide}).step"
     budget = f"{args.steps} steps" if args.steps is not None else f"{seconds:g} s"
     print(f"vecenv:    {ours_label}", file=out)
     if mode is not None:
@@ -223,13 +232,14 @@ def cmd_bench(args, out):
     else:
         print(
             f"random actions, median of {args.repeats} runs of {budget}, the runs of every "
-            "figure of one N alternating; loop: the one vecenv's engine chose for that batch",
+            "figure of one N alternating; loop: the one vecenv's engine chose for that batch "
+            "(it times both and keeps the faster)",
             file=out,
         )
 
     w = max(len(gym_id), 3)
     head = ("env", "N", "threads", "loop", "vecenv steps/s", "gymnasium steps/s", "ratio")
-    line = "{:<" + str(w) + "}  {:>7}  {:>7}  {:>8}  {:>14}  {:>17}  {:>7}"
+    line = "{:<" + str(w) + "}  {:>7}  {:>7}  {:>9}  {:>14}  {:>17}  {:>7}"
     print(line.format(*head), file=out, flush=True)
     if gate:
         run = bench_gate.measure_run(
@@ -251,7 +261,7 @@ def cmd_bench(args, out):
                     steps["gym"] = min(args.steps, max(WARMUP, SYNC_ENV_STEPS // n))
             for t in threads:
                 try:
-                    targets[t] = make_ours(spec, n, t, args.seed, args.device)
+                    targets[t] = make_ours(spec, n, t, args.seed, args.device, args.precision)
                 except (ValueError, RuntimeError) as e:
                     raise CliError(str(e)) from None
                 steps[t] = args.steps
@@ -305,6 +315,7 @@ def add_parser(sub):
         "--device", choices=("cpu", "cuda"), default="cpu", help="where vecenv runs (default cpu)"
     )
     bench.add_argument("--no-gym", action="store_true", help="skip Gymnasium's vector env")
+    precision_option(bench)
     bench.add_argument("--plot", metavar="FILE.png", help="save a log-log plot (matplotlib)")
     check = bench.add_argument_group(
         "regression check",

@@ -32,10 +32,11 @@ def usable_cpus():
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
-def figure_names(gym_id, n, t):
+def figure_names(gym_id, n, t, precision="float64"):
+    ours = f"{gym_id} N={n} T={t}" + (f" {precision}" if precision != "float64" else "")
     return {
-        "ours": f"{gym_id} N={n} T={t} vecenv/calibration",
-        "peer": f"{gym_id} N={n} T={t} vecenv/gymnasium",
+        "ours": f"{ours} vecenv/calibration",
+        "peer": f"{ours} vecenv/gymnasium",
         "theirs": f"{gym_id} N={n} gymnasium/calibration",
     }
 
@@ -44,6 +45,7 @@ def measure_run(args, out, spec, gym_id, ns, threads, mode, make_ours, make_thei
     """A run (``vecenv.perf.runs``) of every N and thread count; prints the usual table."""
     settings = {"env": gym_id, "num_envs": ns, "threads": threads, "rounds": args.rounds}
     settings["seed"], settings["gymnasium"] = args.seed, mode
+    settings["precision"] = args.precision
     run = runs.new_run(label=f"vecenv bench --env {gym_id}", settings=settings)
     for n in ns:
         k, k_gym = calls_per_round(n), calls_per_round(n, PEER_COST)
@@ -55,7 +57,7 @@ def measure_run(args, out, spec, gym_id, ns, threads, mode, make_ours, make_thei
                 targets["gymnasium"] = functools.partial(theirs.run, k_gym)
             for t in threads:
                 try:
-                    ours = make_ours(spec, n, t, args.seed)
+                    ours = make_ours(spec, n, t, args.seed, precision=args.precision)
                 except ValueError as e:
                     raise CliError(str(e)) from None
                 made.append(ours)
@@ -75,7 +77,7 @@ def measure_run(args, out, spec, gym_id, ns, threads, mode, make_ours, make_thei
             run["raw"][f"{gym_id} N={n} gymnasium"] = {"seconds": list(gym_s), "calls": k_gym}
         for t in threads:
             s, cal = (np.asarray(x) for x in timed[t])
-            names = figure_names(gym_id, n, t)
+            names = figure_names(gym_id, n, t, args.precision)
             what = "vecenv's time per call over the calibration round before it"
             # On every CPU of a shared machine a figure measures the other tenants too: shown,
             # not gated (see vecenv.perf.pytest_plugin).
@@ -87,7 +89,8 @@ def measure_run(args, out, spec, gym_id, ns, threads, mode, make_ours, make_thei
                 # either side was disturbed is left out the same way (compare.steady).
                 peer = gym_s / k_gym
                 runs.add_figure(run, names["peer"], (s / k) / peer, False, what, calibration=peer)
-            run["raw"][f"{gym_id} N={n} T={t} vecenv"] = {"seconds": list(s), "calls": k}
+            key = names["ours"].removesuffix("/calibration")
+            run["raw"][key] = {"seconds": list(s), "calls": k}
             rate = n * k / float(np.median(s))
             ratio = f"{rate / gym_rate:.2f}x" if gym_rate else "-"
             row = (gym_id, n, t, ours_of[t].loop(), si(rate), si(gym_rate), ratio)

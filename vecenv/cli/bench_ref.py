@@ -79,8 +79,9 @@ def run(args, out, spec, gym_id, ns, threads):
 
 
 def judge(args, out, spec, gym_id, ns, threads, threshold, ref_tree):
+    precision = f", precision='{args.precision}'" if args.precision != "float64" else ""
     print(
-        f"vecenv.make('{spec.name}', num_envs=N, num_threads=T).step, random actions; "
+        f"vecenv.make('{spec.name}', num_envs=N, num_threads=T{precision}).step, random actions; "
         f"{args.rounds} rounds of each build, alternating, over {PROCESSES} pairs of worker "
         f"processes, each after {WARMUP} warm-up rounds; T = 1 timed in CPU time",
         file=out,
@@ -96,6 +97,8 @@ def judge(args, out, spec, gym_id, ns, threads, threshold, ref_tree):
         try:
             for n, t in cases:
                 request = dict(env=spec.name, n=n, threads=t, seed=args.seed)
+                if args.precision != "float64":  # (a build without it refuses the case)
+                    request["precision"] = args.precision
                 request.update(calls=calls_per_round(n), clock="cpu" if t == 1 else "wall")
                 for worker in (ref, now):
                     worker.start_case(warmup=WARMUP, **request)
@@ -108,7 +111,7 @@ def judge(args, out, spec, gym_id, ns, threads, threshold, ref_tree):
             now.close()
     failed = []
     for n, t in cases:
-        case = f"{gym_id} N={n} T={t}"
+        case = f"{gym_id} N={n} T={t}" + (f" {args.precision}" * (args.precision != "float64"))
         a, b, groups = times[n, t]
         change = paired.paired_change(a, b, threshold, groups=groups)
         gated = t < (usable_cpus() or 1)  # see vecenv.perf.pytest_plugin

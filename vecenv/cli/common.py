@@ -194,3 +194,13 @@ def si(x):
         if x >= scale:
             return f"{x / scale:.3g}{suffix}"
     return f"{x:.3g}"
+
+
+def precision_option(parser):
+    """``--precision``: the float precision of a floating-point game's rules (the engine's)."""
+    parser.add_argument(
+        "--precision",
+        choices=("float64", "float32"),
+        default="float64",
+        help="float64 (default: exact to the reference) or float32 (docs/precision.md)",
+    )

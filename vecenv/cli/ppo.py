@@ -24,6 +24,7 @@ from .common import (
     non_negative_float,
     positive_float,
     positive_int,
+    precision_option,
     resolve_env,
     seed,
     unit_interval,
@@ -115,6 +116,8 @@ def cmd_ppo(args, out):
     run_dir = args.run_dir or os.path.join(DEFAULT_RUNS, f"{name.replace('/', '_')}-{config.seed}")
     if args.selfplay and (whose != "vecenv" or registry.get_spec(name).num_agents != 2):
         raise CliError("--selfplay needs one of vecenv's two-agent games")
+    if args.precision != "float64" and whose != "vecenv":
+        raise CliError("--precision float32 is for vecenv's games (gymnasium's run as written)")
     target = args.threshold if args.threshold is not None else getattr(tuned, "target", None)
     if args.stop_at_target and target is None:
         raise CliError(f"--stop-at-target: {name} has no tuned target; give --threshold")
@@ -144,6 +147,7 @@ def cmd_ppo(args, out):
             backend=backend,
             on_rollout=report,
             checkpoint_every=args.checkpoint_every,
+            precision=args.precision,
         )
     except ValueError as e:
         raise CliError(str(e)) from None
@@ -325,6 +329,7 @@ def add_parsers(kinds):
     ppo.add_argument(
         "--eval-matches", type=count, default=200, help="self-play: matches per evaluation (200)"
     )
+    precision_option(ppo)
     ppo.set_defaults(func=cmd_ppo)
 
     evaluate = kinds.add_parser(

@@ -14,14 +14,16 @@ class GameEnv(spaces.PicklesByGame, gymnasium.Env):
 
     Time limits are left to gymnasium's ``TimeLimit`` wrapper, which ``gymnasium.make`` adds from
     the registered ``max_episode_steps``, as for gymnasium's own classic-control envs; an explicit
-    ``episodeSteps`` configuration makes the env truncate by itself as well.
+    ``episodeSteps`` configuration makes the env truncate by itself as well. ``precision="float32"``
+    runs a floating-point game's rules in float32 (docs/precision.md).
     """
 
     metadata = {"render_modes": []}
     game = None  # set by the per-game subclasses that the registration names
 
-    def __init__(self, render_mode=None, game=None, **configuration):
+    def __init__(self, render_mode=None, game=None, precision="float64", **configuration):
         game = game or self.game
+        configuration["precision"] = precision
         if game is None:
             raise ValueError("GameEnv needs a game")
         limit = None if "episodeSteps" in configuration else 0

@@ -7,6 +7,7 @@ answers one JSON line on stdout (numba's and the game's own prints go to stderr)
 
     {"op": "case", "env": "CartPole-v1", "n": 64, "threads": 1, "seed": 0, "calls": 256,
      "warmup": 3, "clock": "cpu"}   -> {"vecenv": "<the vecenv/__init__.py it imported>"}
+    (with "precision": "float32", a build without the engine's ``precision`` refuses the case)
     {"op": "round"}                 -> {"seconds": <time of `calls` step calls>}
 
 ``clock``: "cpu" times a round by this thread's CPU time, "wall" by the wall clock. A one-thread
@@ -51,8 +52,9 @@ class Case:
         from vecenv import registry
 
         spec = registry.get_spec(req["env"])
+        kwargs = {"precision": req["precision"]} if "precision" in req else {}
         self.engine = vecenv.make(
-            spec.name, num_envs=req["n"], seed=req["seed"], num_threads=req["threads"]
+            spec.name, num_envs=req["n"], seed=req["seed"], num_threads=req["threads"], **kwargs
         )
         self.pool = actions_pool(spec, req["n"], req["seed"])
         self.calls = int(req["calls"])

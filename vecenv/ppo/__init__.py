@@ -17,9 +17,10 @@ from .curves import plot, try_plot, write_csv
 from .trainer import PPOConfig, Run, Trainer
 
 
-def vector_env(env_id, num_envs, backend="vecenv", num_threads=1):
-    """``env_id``'s vector env: vecenv's (a game name or vecenv's gym id) or gymnasium's own
-    (its ``vector_entry_point`` where it has one, ``SyncVectorEnv`` otherwise)."""
+def vector_env(env_id, num_envs, backend="vecenv", num_threads=1, precision="float64"):
+    """``env_id``'s vector env: vecenv's (a game name or vecenv's gym id; ``precision``: its
+    rules' float precision, docs/precision.md) or gymnasium's own (its ``vector_entry_point``
+    where it has one, ``SyncVectorEnv`` otherwise)."""
     import gymnasium
 
     if backend == "vecenv":
@@ -34,8 +35,11 @@ def vector_env(env_id, num_envs, backend="vecenv", num_threads=1):
             num_envs=num_envs,
             vectorization_mode="vector_entry_point",
             num_threads=num_threads,
+            precision=precision,
         )
     if backend == "gymnasium":
+        if precision != "float64":
+            raise ValueError("gymnasium's envs run as written: precision='float64'")
         has_vector = gymnasium.spec(env_id).vector_entry_point is not None
         mode = "vector_entry_point" if has_vector else "sync"
         return gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode=mode)
@@ -51,12 +55,14 @@ def train(
     on_rollout=None,
     checkpoint_every=0,
     target=None,
+    precision="float64",
 ):
     """Train on ``env_id`` (stopping at ``threshold``, watching ``target``: see
     ``Trainer.run``); with ``run_dir``, write ``policy.pt``, ``checkpoint_<steps>.pt`` every
     ``checkpoint_every`` updates, ``curve.csv``, ``curve.png`` and ``run.json`` there, also
-    when Ctrl-C ends the run early (``Run.interrupted``). Returns (Run, trainer)."""
-    env = vector_env(env_id, config.num_envs, backend)
+    when Ctrl-C ends the run early (``Run.interrupted``). ``precision``: vecenv's rules in
+    float64 (default) or float32 (docs/precision.md). Returns (Run, trainer)."""
+    env = vector_env(env_id, config.num_envs, backend, precision=precision)
     try:
         trainer = Trainer(env, config)
         name = _env_name(env_id, backend)
