@@ -17,10 +17,11 @@ from numba import cuda
 import vecenv
 from vecenv.selfplay import Seats
 
-# rtol, atol of float fields on a GPU, by dtype (short runs: a few dozen steps). Measured on an
-# H100 (2026-11-27): Pendulum's float64 rewards deviated up to 1.2e-10 absolute, 2.6e-9 relative
-# (libdevice's cos and the fused multiply-adds against glibc); float32 observations not at all.
-TOLERANCE = {np.dtype(np.float32): (1e-5, 1e-6), np.dtype(np.float64): (1e-8, 1e-10)}
+# rtol, atol of float fields on a GPU, by dtype (runs of a few hundred steps). Measured on an
+# H100 (2026-11-27, runs H100-1 and H100-2): Pendulum's float64 rewards deviated up to 2.3e-10
+# absolute, 3.5e-8 relative on a reward near zero (libdevice's cos and the fused multiply-adds
+# against glibc); float32 observations not at all.
+TOLERANCE = {np.dtype(np.float32): (1e-5, 1e-6), np.dtype(np.float64): (1e-7, 1e-9)}
 
 
 def float_game(engine):
