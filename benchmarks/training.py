@@ -160,7 +160,7 @@ def describe(run):
         "steps_per_second": round(run.steps_per_second, 1),
         "env_fraction": round(run.env_fraction, 4),
         "reached": run.reached,
-        "mean_return": run.mean_return,
+        "mean_return": run.mean,
     }
 
 

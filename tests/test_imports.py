@@ -69,6 +69,7 @@ LAYERS = (
             "vecenv.selfplay",
             "vecenv.tournament",
             "vecenv.ppo",
+            "vecenv.alphazero",
             "vecenv.arena",
             "vecenv.testing",
             "vecenv.guarded_check",

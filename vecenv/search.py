@@ -30,7 +30,7 @@ subtracts it, as mctx's discount of -1). Where both seats move at once (rps) the
 chooses and the other's action is drawn uniformly from its legal ones.
 
 The agent ``mcts`` of every two-agent game is this search playing the seat to move (random
-rollouts, PUCT, ``DEFAULT_SIMULATIONS`` simulations; ``"mcts:400"`` sets them): ``MCTSAgent``,
+rollouts, UCT, ``DEFAULT_SIMULATIONS`` simulations; ``"mcts:400"`` sets them): ``MCTSAgent``,
 and ``agent_spec`` reads the names.
 """
 
@@ -110,13 +110,16 @@ class MCTS:
             "gumbel" (mctx's, for an evaluator's priors and values).
         evaluator: "rollout" (default), "uniform" or a batched Python callable.
         num_threads: threads over the trees; results never depend on it.
-        c_init, c_base: PUCT's ``pb_c_init`` and ``pb_c_base`` (mctx's 1.25 and 19652).
+        c_init: PUCT's ``pb_c_init`` (mctx's 1.25).
+        c_base: PUCT's ``pb_c_base`` (mctx's 19652).
         uct_c: UCT's exploration constant (2, as OpenSpiel's examples).
-        max_considered, gumbel_scale, value_scale, maxvisit_init: Gumbel MuZero's
-            ``max_num_considered_actions`` and noise scale (16 and 1) and its Q transform's (0.1
-            and 50), mctx's defaults.
-        dirichlet_fraction, dirichlet_alpha: AlphaZero's root noise for PUCT and UCT (0: none;
-            mctx's muzero_policy uses 0.25 and 0.3).
+        max_considered: Gumbel MuZero's ``max_num_considered_actions`` (mctx's 16).
+        gumbel_scale: the scale of Gumbel MuZero's root noise (mctx's 1).
+        value_scale: the ``value_scale`` of Gumbel MuZero's Q transform (mctx's 0.1).
+        maxvisit_init: the ``maxvisit_init`` of Gumbel MuZero's Q transform (mctx's 50).
+        dirichlet_fraction: the share of AlphaZero's root noise in the priors, for PUCT and UCT
+            (0: none; mctx's muzero_policy uses 0.25).
+        dirichlet_alpha: the Dirichlet noise's alpha (mctx's 0.3).
         temperature: PUCT and UCT play the most visited action at 0, else one drawn with
             probability proportional to ``visits ** (1 / temperature)``.
         max_depth: mctx's ``max_depth`` (None: no cut-off).

@@ -194,6 +194,28 @@ def test_the_cartpole_configuration_matches_torch():
 
 
 @pytest.mark.parametrize("discrete", [True, False])
+def test_an_annealed_entropy_bonus_is_this_updates_own(discrete):
+    """``ent_coef=`` (the trainer's annealed bonus) replaces the config's for one update, as
+    trainer.update's ``ent_coef`` does; the next update without it is back to the config's."""
+    net = network(discrete=discrete, seed=9)
+    twin = copy.deepcopy(net)
+    cfg = config(update_epochs=2, num_minibatches=2, ent_coef=0.5)
+    batch = make_batch(net, 64, seed=9)
+    optimizer = torch.optim.Adam(net.parameters(), lr=MANY_STEPS_LR, eps=1e-5)
+    tensors = [torch.from_numpy(a) for a in batch[:6]]
+    update(net, optimizer, cfg, torch.Generator().manual_seed(9), *tensors, None, 0.1)
+    runner = CompiledUpdate(twin, cfg)
+    order = torch_orders(9, cfg.update_epochs, 64)
+    runner.update(*batch, lr=MANY_STEPS_LR, order=order, ent_coef=0.1)
+    assert_same_parameters(net, twin, MANY_STEPS)
+    other = copy.deepcopy(twin)
+    CompiledUpdate(other, cfg).update(*batch, lr=MANY_STEPS_LR, order=order, ent_coef=0.5)
+    runner2 = CompiledUpdate(twin, cfg)
+    runner2.update(*batch, lr=MANY_STEPS_LR, order=order)
+    assert_same_parameters(other, twin, ONE_STEP)
+
+
+@pytest.mark.parametrize("discrete", [True, False])
 def test_adam_state_carries_across_updates(discrete):
     net = network(discrete=discrete, norm=True, seed=5)
     twin = copy.deepcopy(net)
@@ -478,6 +500,9 @@ def hostile_inputs():
         "lr zero": ("lr", 0.0, "lr"),
         "lr nan": ("lr", float("nan"), "lr"),
         "lr string": ("lr", "0.1", "lr"),
+        "ent_coef negative": ("ent_coef", -0.1, "ent_coef"),
+        "ent_coef nan": ("ent_coef", float("nan"), "ent_coef"),
+        "ent_coef bool": ("ent_coef", True, "ent_coef"),
     }
 
 

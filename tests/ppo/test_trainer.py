@@ -92,7 +92,7 @@ def test_ppo_learns_cartpole_on_vecenv():
     config = ppo.PPOConfig(num_envs=64, total_steps=150_000, seed=1)
     run, trainer = ppo.train("CartPole-v1", config, threshold=300)
     assert run.reached is not None, run.curve[-5:]  # a random policy scores about 22
-    assert run.mean_return >= 300
+    assert run.mean >= 300
     assert 0 < run.env_fraction < 0.5
     # the greedy policy, on fresh episodes
     policy = ppo.Policy(trainer.policy, "CartPole-v1")

@@ -40,6 +40,33 @@ def test_every_shipped_configuration_reads_and_builds_a_config():
             assert entry.target == threshold, name
 
 
+# One-agent games not tuned yet: MinAtar's other four games joined the package after the tuning
+# run; each needs a configuration proven by benchmarks/ppo_zoo.py before it leaves this set.
+NOT_TUNED_YET = {"minatar_asterix", "minatar_freeway", "minatar_seaquest", "minatar_space_invaders"}
+
+
+def test_every_one_agent_game_ships_a_configuration():
+    """The issue's bar: every bundled one-agent game with a Gymnasium id has a ppo.json (but
+    those named as not tuned yet, which must then lack one: the set only shrinks)."""
+    games = {
+        name
+        for name in registry.specs()
+        if registry.get_spec(name).num_agents == 1 and registry.get_spec(name).gym.get("id")
+    }
+    tuned = set(zoo.all_tuned())
+    assert games and games - NOT_TUNED_YET <= tuned
+    assert not NOT_TUNED_YET & tuned, "a tuned game left in NOT_TUNED_YET"
+
+
+def test_continuing_games_are_measured_in_segments():
+    """csuite's games never end an episode: their targets are rewards per step of segments."""
+    for name, entry in zoo.all_tuned().items():
+        continuing = "csuite" in registry.get_spec(name).raw
+        config = entry.config()
+        assert bool(config.segment) == continuing, name
+        assert config.metric == ("mean_reward_per_step" if continuing else "mean_return")
+
+
 def write_config(folder, data):
     path = folder / zoo.FILE
     path.write_text(json.dumps(data) if not isinstance(data, str) else data)
@@ -61,6 +88,11 @@ GOOD = {"target": 1.0, "target_source": "a reason", "hyperparameters": {"num_env
         ({**GOOD, "hyperparameters": {"num_env": 4}}, "unknown hyper-parameters"),
         ({**GOOD, "hyperparameters": {"num_envs": 0}}, "num_envs must be a positive"),
         ({**GOOD, "hyperparameters": {"norm_obs": "yes"}}, "norm_obs must be true or false"),
+        ({**GOOD, "hyperparameters": {"segment": -5}}, "segment must be a non-negative"),
+        ({**GOOD, "hyperparameters": {"segment": 10.5}}, "segment must be a non-negative"),
+        ({**GOOD, "hyperparameters": {"one_hot_obs": 1}}, "one_hot_obs must be true or false"),
+        ({**GOOD, "hyperparameters": {"anneal_ent": "no"}}, "anneal_ent must be true or false"),
+        ({**GOOD, "hyperparameters": {"hidden": "64"}}, "hidden"),
         ({**GOOD, "hyperparameters": []}, "must be an object"),
     ],
 )

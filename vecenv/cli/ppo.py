@@ -58,6 +58,7 @@ FIELDS = (
     "seed",
     "learning_rate",
     "ent_coef",
+    "anneal_ent",
     "update_epochs",
     "num_minibatches",
     "gamma",
@@ -65,6 +66,9 @@ FIELDS = (
     "clip_coef",
     "norm_obs",
     "norm_reward",
+    "one_hot_obs",
+    "explore_bonus",
+    "segment",
     "torch_threads",
 )
 
@@ -128,6 +132,7 @@ def cmd_ppo(args, out):
             f"target {tuned.target:g} ({tuned.target_source})",
             file=out,
         )
+    print(f"measured by the {config.metric_label}", file=out)
     report = ProgressLines(config.total_steps, out)
     try:
         run, _ = ppo.train(
@@ -144,10 +149,11 @@ def cmd_ppo(args, out):
         raise CliError(str(e)) from None
     if run.interrupted:
         print(f"interrupted at {run.steps:,} steps; saving what was learned", file=out)
+    unit = f"segments of {config.segment:,} steps" if config.segment else "episodes"
     print(
         f"{run.steps:,} steps in {run.seconds:.1f} s ({run.steps_per_second:,.0f} steps/s, "
-        f"{run.env_fraction:.1%} in the env), mean return {run.mean_return:.2f} "
-        f"over the last {len(run.episodes[-config.window :])} episodes",
+        f"{run.env_fraction:.1%} in the env), {_metric(config)} {run.mean:{_digits(config)}} "
+        f"over the last {run.measured} {unit}",
         file=out,
     )
     if target is not None:
@@ -160,9 +166,19 @@ def cmd_ppo(args, out):
     return 130 if run.interrupted else 0
 
 
+def _metric(config):
+    return "mean reward per step" if config.segment else "mean return"
+
+
+def _digits(config):
+    """A reward per step is a small number (a catch a ball in ten steps: 0.1)."""
+    return ".4f" if config.segment else ".2f"
+
+
 class ProgressLines:
-    """A line every tenth of the run's steps: steps so far, steps per second, mean return.
-    Lines rather than a bar, so a log file or CI output shows them too."""
+    """A line every tenth of the run's steps: steps so far, steps per second, the running mean
+    (return, or reward per step). Lines rather than a bar, so a log file or CI output shows
+    them too."""
 
     PARTS = 10
 
@@ -176,7 +192,7 @@ class ProgressLines:
             self.next += self.total / self.PARTS
         print(
             f"  {run.steps:>10,} steps  {run.steps_per_second:>9,.0f} steps/s  "
-            f"mean return {run.mean_return:.2f}",
+            f"{_metric(run.config)} {run.mean:{_digits(run.config)}}",
             file=self.out,
             flush=True,
         )
@@ -252,6 +268,11 @@ def add_parsers(kinds):
     ppo.add_argument("--hidden", help=f"hidden layer sizes {TUNED} (else 64,64)")
     ppo.add_argument("--learning-rate", type=positive_float, help="Adam's step size")
     ppo.add_argument("--ent-coef", type=non_negative_float, help="entropy bonus")
+    ppo.add_argument(
+        "--anneal-ent",
+        action=argparse.BooleanOptionalAction,
+        help="the entropy bonus falls linearly to 0 over the run",
+    )
     ppo.add_argument("--update-epochs", type=positive_int, help="epochs per update")
     ppo.add_argument("--num-minibatches", type=positive_int, help="minibatches per epoch")
     ppo.add_argument("--gamma", type=discount, help="discount in (0, 1]")
@@ -267,11 +288,27 @@ def add_parsers(kinds):
         action=argparse.BooleanOptionalAction,
         help="scale rewards by the discounted return's running std",
     )
+    ppo.add_argument(
+        "--one-hot-obs",
+        action=argparse.BooleanOptionalAction,
+        help="a state index observation enters the network one-hot",
+    )
+    ppo.add_argument(
+        "--explore-bonus",
+        type=non_negative_float,
+        help="count-based exploration bonus: this / sqrt(visits of a state's hash) (0: none)",
+    )
+    ppo.add_argument(
+        "--segment",
+        type=count,
+        help="measure reward per step over segments of this many steps (continuing games; "
+        "0: episode returns)",
+    )
     ppo.add_argument("--torch-threads", type=positive_int, help="PyTorch's threads (1)")
     ppo.add_argument(
         "--threshold",
         type=finite_float,
-        help="stop when the mean return of the last 100 episodes reaches it",
+        help="stop when the running mean (of the last 100 episodes or segments) reaches it",
     )
     ppo.add_argument(
         "--stop-at-target",

@@ -1,5 +1,6 @@
 """``vecenv train``: the command group; ``vecenv train random`` plays episodes with an agent
-(the loop is ``cli.episodes``), ``vecenv train ppo`` and ``train eval`` live in ``cli.ppo``.
+(the loop is ``cli.episodes``), ``vecenv train ppo`` and ``train eval`` live in ``cli.ppo``,
+``vecenv train alphazero`` in ``cli.alphazero``.
 
 An agent is a callable ``agent(observation, action_space, np_random) -> action``; ``AGENTS`` maps
 names to agents, so a new one is one function and one entry.
@@ -7,7 +8,7 @@ names to agents, so a new one is one function and one entry.
 
 import numpy as np
 
-from . import ppo
+from . import alphazero, ppo
 from .common import CliError, resolve_env
 from .episodes import episode_options, play_episodes
 
@@ -87,3 +88,4 @@ def add_parser(sub):
         episode_options(agent)
         agent.set_defaults(func=cmd_train, agent=name)
     ppo.add_parsers(kinds)
+    alphazero.add_parser(kinds)

@@ -629,14 +629,26 @@ class CompiledUpdate:
         return minibatch, steps
 
     def update(
-        self, obs, actions, logp, advantages, returns, values, masks=None, *, lr, order=None
+        self,
+        obs,
+        actions,
+        logp,
+        advantages,
+        returns,
+        values,
+        masks=None,
+        *,
+        lr,
+        order=None,
+        ent_coef=None,
     ):
         """One update: every epoch's minibatch steps over the batch's rows. ``obs`` (rows,
         obs_size) float32 flattened observations; ``actions`` (rows,) integers or (rows,
         width) float32; ``logp``, ``advantages``, ``returns``, ``values`` (rows,) float32 (the
         rollout's log-probabilities and values); ``masks`` an optional (rows, actions) bool
         legal-move mask; ``lr`` this update's learning rate; ``order`` an optional (epochs,
-        rows) int64 array of permutations (else ``permutations(config.seed, updates, ...)``).
+        rows) int64 array of permutations (else ``permutations(config.seed, updates, ...)``);
+        ``ent_coef`` this update's entropy bonus where it is annealed (else the config's).
         Returns the (steps, len(STATS)) float64 losses of each minibatch step, a view that the
         next update overwrites."""
         self._check_parameters()
@@ -660,6 +672,7 @@ class CompiledUpdate:
         has_mask = masks is not None
         masks = self._checked_masks(masks, rows, act_index) if has_mask else self._no_mask
         lr = _number(lr, "lr")
+        ent = s["ent_coef"] if ent_coef is None else _number(ent_coef, "ent_coef", zero=True)
         minibatch, total = self._reserve(rows)
         if order is None:
             order = permutations(s["seed"], self.updates, s["epochs"], rows)
@@ -703,7 +716,7 @@ class CompiledUpdate:
             s["norm_adv"],
             s["clip_coef"],
             s["clip_vloss"],
-            s["ent_coef"],
+            ent,
             s["vf_coef"],
             s["max_grad_norm"],
             self._features,

@@ -6,10 +6,11 @@ import os
 
 
 def write_csv(run, path):
-    """``steps,seconds,mean_return`` after every update of ``run``."""
+    """``steps,seconds,<metric>`` after every update of ``run``: the running mean's column is
+    ``mean_return``, or ``mean_reward_per_step`` for a run measured in segments."""
     with open(path, "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["steps", "seconds", "mean_return"])
+        writer.writerow(["steps", "seconds", run.config.metric])
         for steps, seconds, mean in run.curve:
             writer.writerow([steps, f"{seconds:.4f}", f"{mean:.4f}"])
 
@@ -34,7 +35,9 @@ def plot(runs, path, title="", threshold=None):
             ax.axhline(threshold, color="grey", linestyle="--", linewidth=1)
         ax.set_xlabel(xlabel)
         ax.grid(alpha=0.3)
-    by_steps.set_ylabel("mean episode return")
+    metrics = {run.config.metric for run in runs.values() if hasattr(run, "config")}
+    per_step = metrics == {"mean_reward_per_step"}
+    by_steps.set_ylabel("mean reward per step" if per_step else "mean episode return")
     by_time.legend(loc="lower right")
     if title:
         fig.suptitle(title)

@@ -28,8 +28,10 @@ from vecenv.seats import Seats
 from vecenv.selfplay import play
 
 from .checkpoint import Policy, save
+from .compiled import CompiledPolicy
+from .compiled_update import CompiledUpdate
 from .curves import try_plot
-from .network import ActorCritic, flatten
+from .network import ActorCritic, flatten, one_hot_space
 from .trainer import update
 
 
@@ -72,10 +74,18 @@ class LeagueTrainer:
         self.generator = torch.Generator().manual_seed(config.seed)
         self.rng = np.random.default_rng(config.seed)
         self.obs_space = self.env.single_observation_space
+        if config.one_hot_obs:  # a board's cells one-hot, as the one-agent trainer does
+            self.obs_space = one_hot_space(self.obs_space)
         self.policy = ActorCritic(self.obs_space, self.env.single_action_space, config.hidden)
         self.optimizer = torch.optim.Adam(
             self.policy.parameters(), lr=config.learning_rate, eps=1e-5
         )
+        # The learner's and the snapshots' moves, and the update, as numba calls where the
+        # network allows (vecenv.ppo.compiled, compiled_update), as in the one-agent trainer.
+        self.compiled = config.compiled and CompiledPolicy.supports(self.policy)
+        self.sampler = CompiledPolicy(self.policy) if self.compiled else None
+        self.compiled_update = CompiledUpdate(self.policy, config) if self.compiled else None
+        self.draws = 0  # compiled draws so far: each call's from its own counter-based streams
         self.seats = Seats(self.env.engine)
         module = registry.game_module(self.game, "agents")
         names = tuple(module.NAMES) if module is not None else ()
@@ -101,7 +111,17 @@ class LeagueTrainer:
     def _frozen(self):
         frozen = copy.deepcopy(self.policy)
         frozen.eval()
-        return frozen
+        return (frozen, CompiledPolicy(frozen) if self.compiled else None)
+
+    def _sample(self, net, compiled, x, mask):
+        """(actions, log-probabilities, values) as torch tensors, for the float32 (n, features)
+        numpy ``x`` under the bool ``mask``: drawn by the compiled pass (copied out of its
+        buffers) or by PyTorch from the trainer's generator."""
+        if compiled is None:
+            return net.sample(torch.from_numpy(x), torch.from_numpy(mask), self.generator)
+        self.draws += 1
+        out = compiled.sample(x, mask, seed=int(self.config.seed), counter=self.draws - 1)
+        return tuple(torch.from_numpy(a.copy()) for a in out)
 
     def _draw(self, rows):
         """New opponents (and swapped seats) for the matches in ``rows``."""
@@ -166,9 +186,10 @@ class LeagueTrainer:
                 to_play, legal = env.to_play, env.action_mask
                 valid = ~ended
                 turn = to_play[rows_all, self.seat] & valid
-                x = torch.from_numpy(flatten(self.obs_space, self._view(obs, self.seat), n))
-                mask = torch.from_numpy(legal[rows_all, self.seat] | ~turn[:, None])
-                action, logp, value = policy.sample(x, mask, self.generator)
+                x_np = flatten(self.obs_space, self._view(obs, self.seat), n)
+                mask_np = legal[rows_all, self.seat] | ~turn[:, None]
+                action, logp, value = self._sample(policy, self.sampler, x_np, mask_np)
+                x, mask = torch.from_numpy(x_np), torch.from_numpy(mask_np)
                 # A new decision closes the open one, whose successor's value it now knows.
                 close = turn & open_
                 if close.any():
@@ -246,13 +267,13 @@ class LeagueTrainer:
     def _snapshot_moves(self, obs, legal, to_play, acts, low):
         other = 1 - self.seat
         moving = to_play[np.arange(self.config.num_envs), other]
-        for j, net in enumerate(self.snapshots):
+        for j, (net, compiled) in enumerate(self.snapshots):
             rows = np.flatnonzero(moving & (self.opponent == j))
             if not rows.size:
                 continue
-            x = torch.from_numpy(flatten(self.obs_space, self._view(obs, other, rows), rows.size))
-            mask = torch.from_numpy(legal[rows, other[rows]])
-            action, _, _ = net.sample(x, mask, self.generator)
+            x = flatten(self.obs_space, self._view(obs, other, rows), rows.size)
+            mask = np.ascontiguousarray(legal[rows, other[rows]])
+            action, _, _ = self._sample(net, compiled, x, mask)
             acts[rows, other[rows]] = action.numpy() + low
 
     def _learn(self, closed):
@@ -276,6 +297,11 @@ class LeagueTrainer:
         masks = torch.cat([c[5] for c in closed])
         adv = torch.cat(advs)
         self.result.decisions += len(adv)
+        if self.compiled_update is not None:
+            lr = self.optimizer.param_groups[0]["lr"]
+            batch = (x, a, logp, adv, adv + v, v, masks)
+            self.compiled_update.update(*(t.numpy() for t in batch), lr=lr)
+            return
         update(self.policy, self.optimizer, cfg, self.generator, x, a, logp, adv, adv + v, v, masks)
 
     def as_policy(self):

@@ -14,6 +14,7 @@ from torch import nn
 from torch.distributions import Categorical, Normal
 
 MASKED_LOGIT = -1e9  # a logit no legal move reaches: masked moves get probability 0
+LEGAL = "legal"  # a Dict observation's field of legal moves (a bool per Discrete action)
 
 
 def describe(space):
@@ -28,9 +29,16 @@ def describe(space):
         }
     if isinstance(space, spaces.Discrete):
         return {"kind": "discrete", "n": int(space.n), "start": int(space.start)}
+    if isinstance(space, spaces.MultiDiscrete):
+        return {
+            "kind": "multidiscrete",
+            "nvec": space.nvec.ravel().tolist(),
+            "start": space.start.ravel().tolist(),
+            "shape": list(space.shape),
+        }
     if isinstance(space, spaces.Dict):
         return {"kind": "dict", "fields": [[k, describe(s)] for k, s in space.spaces.items()]}
-    raise ValueError(f"the trainer takes Box, Discrete and Dict spaces, not {space}")
+    raise ValueError(f"the trainer takes Box, Discrete, MultiDiscrete and Dict spaces, not {space}")
 
 
 def space_from(desc):
@@ -44,6 +52,10 @@ def space_from(desc):
         )
     if kind == "discrete":
         return spaces.Discrete(desc["n"], start=desc["start"])
+    if kind == "multidiscrete":
+        shape = tuple(desc["shape"])
+        nvec = np.array(desc["nvec"], dtype=np.int64).reshape(shape)
+        return spaces.MultiDiscrete(nvec, start=np.array(desc["start"], np.int64).reshape(shape))
     if kind == "dict":
         return spaces.Dict({k: space_from(d) for k, d in desc["fields"]})
     raise ValueError(f"unknown space kind {kind!r}")
@@ -54,9 +66,56 @@ def flat_size(space):
         return int(np.prod(space.shape, dtype=np.int64))
     if isinstance(space, spaces.Discrete):
         return int(space.n)
+    if isinstance(space, spaces.MultiDiscrete):
+        return int(space.nvec.sum())
     if isinstance(space, spaces.Dict):
         return sum(flat_size(s) for s in space.spaces.values())
-    raise ValueError(f"the trainer takes Box, Discrete and Dict observations, not {space}")
+    raise ValueError(
+        f"the trainer takes Box, Discrete, MultiDiscrete and Dict observations, not {space}"
+    )
+
+
+ONE_HOT_WIDTH = 4096  # the most one-hot features one observation field may take
+
+
+def one_hot_space(space):
+    """``space`` with every bounded integer observation turned into the categories of its
+    values, which ``flatten`` encodes one-hot: one integer (a Box of one entry, as a state's
+    index) into a Discrete, several (a board's cells) into a MultiDiscrete, one-hot each. A
+    network reads a state index or a cell's contents far better so than as numbers. Float
+    Boxes, and a Dict's other fields, stay as they are; a field whose values would take more
+    than ``ONE_HOT_WIDTH`` features (2048's tiles, say) is a ValueError."""
+    if isinstance(space, spaces.Dict):
+        return spaces.Dict({k: one_hot_space(s) for k, s in space.spaces.items()})
+    if not isinstance(space, spaces.Box) or not np.issubdtype(space.dtype, np.integer):
+        return space
+    if space.dtype == np.bool_:
+        return space
+    low, high = space.low.astype(np.int64), space.high.astype(np.int64)
+    width = int((high - low + 1).sum())
+    if width > ONE_HOT_WIDTH:
+        raise ValueError(
+            f"one-hot observations of {space} would take {width:,} features "
+            f"(at most {ONE_HOT_WIDTH:,}): turn one_hot_obs off for this game"
+        )
+    if low.size == 1:
+        return spaces.Discrete(int(high.ravel()[0] - low.ravel()[0] + 1), start=int(low.ravel()[0]))
+    return spaces.MultiDiscrete(high - low + 1, start=low)
+
+
+def legal_field(observation_space, action_space):
+    """Whether the observations carry legal moves the trainer masks its actions with: a Dict
+    with a ``legal`` field of one bool per action of a Discrete action space (as ``Policy``
+    plays such a game)."""
+    if not isinstance(observation_space, spaces.Dict) or LEGAL not in observation_space.spaces:
+        return False
+    legal = observation_space.spaces[LEGAL]
+    return (
+        isinstance(action_space, spaces.Discrete)
+        and isinstance(legal, spaces.Box)
+        and legal.dtype == np.bool_
+        and legal.shape == (int(action_space.n),)
+    )
 
 
 def flatten(space, obs, batch):
@@ -64,8 +123,20 @@ def flatten(space, obs, batch):
     if isinstance(space, spaces.Box):
         return np.asarray(obs, dtype=np.float32).reshape(batch, -1)
     if isinstance(space, spaces.Discrete):
+        index = np.asarray(obs).reshape(batch) - space.start
+        if index.size and (index.min() < 0 or index.max() >= space.n):
+            raise ValueError(f"observations outside {space}: {np.asarray(obs).ravel()[:8]}")
         out = np.zeros((batch, space.n), dtype=np.float32)
-        out[np.arange(batch), np.asarray(obs).reshape(batch) - space.start] = 1.0
+        out[np.arange(batch), index] = 1.0
+        return out
+    if isinstance(space, spaces.MultiDiscrete):
+        nvec, start = space.nvec.ravel(), space.start.ravel()
+        index = np.asarray(obs).reshape(batch, nvec.size) - start
+        if index.size and ((index < 0).any() or (index >= nvec).any()):
+            raise ValueError(f"observations outside {space}")
+        offsets = np.concatenate(([0], np.cumsum(nvec)[:-1]))
+        out = np.zeros((batch, int(nvec.sum())), dtype=np.float32)
+        np.put_along_axis(out, index + offsets, 1.0, axis=1)
         return out
     parts = [flatten(s, obs[k], batch) for k, s in space.spaces.items()]
     return np.concatenate(parts, axis=1)

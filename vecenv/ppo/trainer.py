@@ -21,7 +21,8 @@ import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
 
-from .network import ActorCritic, flatten, fold_moments
+from .explore import MAX_BITS, CountBonus
+from .network import LEGAL, ActorCritic, flatten, fold_moments, legal_field, one_hot_space
 
 
 @dataclass
@@ -41,15 +42,27 @@ class PPOConfig:
     clip_coef: float = 0.2
     clip_vloss: bool = True
     ent_coef: float = 0.0
+    anneal_ent: bool = False  # the entropy bonus falls linearly to 0 as the learning rate does
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: tuple = (64, 64)
     seed: int = 1
     torch_threads: int = 1
-    window: int = 100  # episodes in the running mean return
+    window: int = 100  # episodes (or segments) in the running mean
+    # 0: the running mean is of episodes' returns. N > 0: of segments, each N consecutive steps
+    # of one env scored by its mean reward per step; for continuing games, which never end an
+    # episode. It only measures: the env is neither reset nor truncated at a segment's end.
+    segment: int = 0
     norm_obs: bool = False  # scale observations by running statistics (saved with the policy)
     norm_reward: bool = False  # scale rewards by the running std of the discounted return
     log_std_init: float = 0.0  # Box actions: the Gaussian's initial log standard deviation
+    # An observation (or Dict field) that is one bounded integer, a state's index as in Taxi,
+    # enters the network one-hot rather than as a number (see network.one_hot_space).
+    one_hot_obs: bool = False
+    # A count-based exploration bonus (ppo.explore): explore_bonus / sqrt(n) added to the rewards
+    # learned from, n the times an observation's explore_bits-bit hash has been seen. 0: none.
+    explore_bonus: float = 0.0
+    explore_bits: int = 16
     compiled: bool = True  # rollout and update in numba (ppo.compiled, ppo.compiled_update)
 
     def __post_init__(self):
@@ -63,6 +76,16 @@ class PPOConfig:
             value = getattr(self, name)
             if not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        bits = self.explore_bits
+        if not isinstance(bits, (int, np.integer)) or isinstance(bits, bool):
+            bits = None
+        if bits is None or not 1 <= bits <= MAX_BITS:
+            raise ValueError(
+                f"explore_bits must be an integer in [1, {MAX_BITS}], got {self.explore_bits!r}"
+            )
+        segment = self.segment
+        if isinstance(segment, bool) or not isinstance(segment, (int, np.integer)) or segment < 0:
+            raise ValueError(f"segment must be a non-negative integer, got {segment!r}")
         # (low, high, low included): a discount of 0 would learn nothing, of over 1 diverge.
         ranges = {
             "gamma": (0, 1, False),
@@ -70,6 +93,7 @@ class PPOConfig:
             "learning_rate": (0, math.inf, False),
             "clip_coef": (0, math.inf, False),
             "ent_coef": (0, math.inf, True),
+            "explore_bonus": (0, math.inf, True),
             "vf_coef": (0, math.inf, True),
             "max_grad_norm": (0, math.inf, False),
         }
@@ -80,7 +104,8 @@ class PPOConfig:
             if not inside or math.isinf(value):
                 left, right = "[" if closed else "(", ")" if math.isinf(high) else "]"
                 raise ValueError(f"{name} must be in {left}{low}, {high}{right}, got {value!r}")
-        for name in ("norm_obs", "norm_reward", "anneal_lr", "norm_adv", "clip_vloss", "compiled"):
+        flags = ("norm_obs", "norm_reward", "one_hot_obs", "anneal_lr", "anneal_ent", "norm_adv")
+        for name in (*flags, "clip_vloss", "compiled"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
         log_std = self.log_std_init
@@ -88,7 +113,15 @@ class PPOConfig:
             raise ValueError(f"log_std_init must be a number, got {log_std!r}")
         if not -20 <= log_std <= 5:
             raise ValueError(f"log_std_init must be in [-20, 5], got {log_std!r}")
-        self.hidden = tuple(int(h) for h in self.hidden)
+        hidden = self.hidden
+        sizes = isinstance(hidden, (list, tuple)) and all(
+            isinstance(h, (int, np.integer)) and not isinstance(h, bool) and h >= 1 for h in hidden
+        )
+        if not sizes:
+            raise ValueError(
+                f"hidden must be a list of positive layer sizes ([] for none), got {hidden!r}"
+            )
+        self.hidden = tuple(int(h) for h in hidden)
 
     @property
     def batch_size(self):
@@ -98,6 +131,21 @@ class PPOConfig:
     def iterations(self):
         return max(1, self.total_steps // self.batch_size)
 
+    @property
+    def metric(self):
+        """The running mean's name: ``mean_return`` (of episodes), or ``mean_reward_per_step``
+        (of segments, where ``segment``); curve.csv's column and run.json's key."""
+        return "mean_reward_per_step" if self.segment else "mean_return"
+
+    @property
+    def metric_label(self):
+        """The running mean in words, as the command line and the proof's table say it."""
+        if self.segment:
+            return (
+                f"mean reward per step of the last {self.window} segments of {self.segment:,} steps"
+            )
+        return f"mean return of the last {self.window} episodes"
+
     def to_dict(self):
         return asdict(self)
 
@@ -106,18 +154,22 @@ class PPOConfig:
 class Run:
     """What a training run measured.
 
-    ``curve`` rows are (env steps, seconds since the start, mean return of the last ``window``
-    episodes) after every rollout; ``episodes`` the (env steps, return, length) of every episode.
+    ``curve`` rows are (env steps, seconds since the start, the running mean) after every
+    rollout: the mean return of the last ``window`` episodes, or with ``config.segment`` the mean
+    reward per step of the last ``window`` segments (``config.metric`` names which).
+    ``episodes`` holds the (env steps, return, length) of every episode, ``segments`` the (env
+    steps, mean reward per step) of every segment.
     """
 
     config: PPOConfig
     curve: list = field(default_factory=list)
     episodes: list = field(default_factory=list)
+    segments: list = field(default_factory=list)
     env_seconds: float = 0.0  # inside env.reset/env.step
     seconds: float = 0.0  # the whole run
     steps: int = 0
-    target: float = None  # the mean return the run watches for (and stops at, where asked)
-    reached: tuple = None  # (env steps, seconds) when the mean return first reached the target
+    target: float = None  # the running mean the run watches for (and stops at, where asked)
+    reached: tuple = None  # (env steps, seconds) when the running mean first reached the target
     interrupted: bool = False  # stopped early by Ctrl-C (KeyboardInterrupt)
     plotted: bool = False  # curve.png written (it needs matplotlib)
 
@@ -130,8 +182,15 @@ class Run:
         return self.env_seconds / self.seconds if self.seconds else 0.0
 
     @property
-    def mean_return(self):
+    def mean(self):
+        """The running mean after the last rollout (``config.metric``); NaN before any."""
         return self.curve[-1][2] if self.curve else float("nan")
+
+    @property
+    def measured(self):
+        """How many episodes (or segments) the running mean covers now."""
+        done = self.segments if self.config.segment else self.episodes
+        return min(len(done), self.config.window)
 
 
 class ReturnScale:
@@ -165,12 +224,14 @@ class Sampler:
         self.compiled = CompiledPolicy(policy) if use else None
         self.counter = 0  # rollout steps so far: each step's draws come from its own streams
 
-    def sample(self, x):
-        """(actions, log-probabilities, values) of the (n, features) float32 batch ``x``."""
+    def sample(self, x, mask=None):
+        """(actions, log-probabilities, values) of the (n, features) float32 batch ``x``, under
+        an optional (n, actions) bool legal-move ``mask``."""
         if self.compiled is not None:
             self.counter += 1
-            return self.compiled.sample(x, seed=self.seed, counter=self.counter - 1)
-        action, logp, value = self.policy.sample(torch.from_numpy(x), generator=self.generator)
+            return self.compiled.sample(x, mask, seed=self.seed, counter=self.counter - 1)
+        m = None if mask is None else torch.from_numpy(mask)
+        action, logp, value = self.policy.sample(torch.from_numpy(x), m, self.generator)
         return action.numpy(), logp.numpy(), value.numpy()
 
     def value(self, x):
@@ -217,14 +278,21 @@ class Trainer:
         torch.set_num_threads(config.torch_threads)
         torch.manual_seed(config.seed)
         self.generator = torch.Generator().manual_seed(config.seed)
-        self.obs_space = env.single_observation_space
+        obs_space = env.single_observation_space
+        if config.one_hot_obs:
+            obs_space = one_hot_space(obs_space)
         self.policy = policy or ActorCritic(
-            self.obs_space,
+            obs_space,
             env.single_action_space,
             config.hidden,
             norm_obs=config.norm_obs,
             log_std_init=config.log_std_init,
         )
+        # The network's view of the observations (one-hot indices where config.one_hot_obs).
+        self.obs_space = self.policy.observation_space
+        # Games whose observations carry their legal moves: actions are drawn, and the update
+        # scores them, under that mask (as a saved Policy plays them).
+        self.masked = legal_field(env.single_observation_space, env.single_action_space)
         self.optimizer = torch.optim.Adam(
             self.policy.parameters(), lr=config.learning_rate, eps=1e-5
         )
@@ -244,9 +312,9 @@ class Trainer:
         checkpoint_every=0,
         target=None,
     ):
-        """Train for ``config.total_steps`` env steps, or until the running mean return (of the
-        last ``config.window`` episodes) reaches ``threshold``. ``target`` is watched without
-        stopping: ``Run.reached`` says when the mean first reached it (or ``threshold``).
+        """Train for ``config.total_steps`` env steps, or until the running mean (``Run``,
+        ``config.metric``) reaches ``threshold``. ``target`` is watched without stopping:
+        ``Run.reached`` says when the mean first reached it (or ``threshold``).
         ``on_rollout(run, iteration)`` is called after every update, ``on_checkpoint(iteration)``
         every ``checkpoint_every`` updates. Ctrl-C ends the run early with ``run.interrupted``
         set, so what it learned so far can still be saved."""
@@ -273,11 +341,13 @@ class Trainer:
         logp_buf, val_buf, rew_buf, term_buf, trunc_buf, valid_buf = (
             np.zeros((steps, n), dtype=np.float32) for _ in range(6)
         )
+        mask_buf = np.ones((steps, n, policy.action_space.n), bool) if self.masked else None
         sampler = Sampler(policy, cfg, self.generator)
-        recent = deque(maxlen=cfg.window)
-        ep_return = np.zeros(n)
-        ep_length = np.zeros(n, dtype=np.int64)
+        tally = Tally(run, n)
         scale = ReturnScale(n, cfg.gamma) if cfg.norm_reward else None
+        bonus = None
+        if cfg.explore_bonus:
+            bonus = CountBonus(size, cfg.explore_bits, cfg.explore_bonus, cfg.seed)
         t0 = time.perf_counter()
         obs, _ = env.reset(seed=int(cfg.seed))
         run.env_seconds += time.perf_counter() - t0
@@ -285,13 +355,21 @@ class Trainer:
             policy.obs_norm.update(flatten(self.obs_space, obs, n))
         ended = np.zeros(n, dtype=bool)  # the next step of these only resets them
         for iteration in range(1, cfg.iterations + 1):
+            frac = 1.0 - (iteration - 1) / cfg.iterations
             if cfg.anneal_lr:
-                frac = 1.0 - (iteration - 1) / cfg.iterations
                 self.optimizer.param_groups[0]["lr"] = frac * cfg.learning_rate
+            ent_coef = frac * cfg.ent_coef if cfg.anneal_ent else cfg.ent_coef
             for t in range(steps):
                 x = obs_buf[t]
                 x[...] = flatten(self.obs_space, obs, n)
-                action, logp_buf[t], val_buf[t] = sampler.sample(x)
+                mask = None
+                if mask_buf is not None:
+                    mask = mask_buf[t]
+                    mask[...] = obs[LEGAL]
+                    # A finished game's final observation may allow no move; its next step
+                    # only resets it, so any action does (and the update leaves it out).
+                    mask[~mask.any(axis=1)] = True
+                action, logp_buf[t], val_buf[t] = sampler.sample(x, mask)
                 act_buf[t] = action
                 valid = ~ended
                 valid_buf[t] = valid
@@ -300,19 +378,15 @@ class Trainer:
                 run.env_seconds += time.perf_counter() - t0
                 reward = np.where(valid, reward, 0.0)
                 run.steps += int(valid.sum())
-                ep_return += reward
-                ep_length += valid
                 ended = (terminated | truncated) & valid
+                tally.step(reward, valid, ended)  # the game's own rewards, never the bonus
+                if bonus is not None:  # for arriving where this step led
+                    reward = reward + bonus(flatten(self.obs_space, obs, n), valid)
                 if scale is not None:
                     reward = scale(reward, valid, ended)
                 rew_buf[t] = reward
                 term_buf[t] = terminated & valid
                 trunc_buf[t] = truncated & valid
-                for i in np.flatnonzero(ended):
-                    run.episodes.append((run.steps, float(ep_return[i]), int(ep_length[i])))
-                    recent.append(float(ep_return[i]))
-                ep_return[ended] = 0.0
-                ep_length[ended] = 0
             next_value = torch.from_numpy(sampler.value(flatten(self.obs_space, obs, n)))
             obs_t, act_t, logp_t, val_t, rew_t, term_t, trunc_t, valid_t = map(
                 torch.from_numpy,
@@ -321,17 +395,18 @@ class Trainer:
             adv, ret = advantages(
                 rew_t, val_t, next_value, term_t, trunc_t, valid_t, cfg.gamma, cfg.gae_lambda
             )
-            self._update(obs_t, act_t, logp_t, val_t, adv, ret, valid_t)
+            masks = None if mask_buf is None else torch.from_numpy(mask_buf)
+            self._update(obs_t, act_t, logp_t, val_t, adv, ret, valid_t, masks, ent_coef)
             if policy.obs_norm is not None:
                 # After the update: a rollout and its update see the same statistics, so the
                 # update's first probability ratios are exactly 1.
                 policy.obs_norm.update(obs_buf.reshape(-1, size)[valid_buf.reshape(-1) > 0])
             elapsed = time.perf_counter() - start
-            mean = float(np.mean(recent)) if recent else float("nan")
+            mean = tally.mean
             run.curve.append((run.steps, elapsed, mean))
             run.seconds = elapsed
-            full = len(recent) == cfg.window
-            if run.target is not None and run.reached is None and full and mean >= run.target:
+            watching = run.target is not None and run.reached is None
+            if watching and tally.full and mean >= run.target:
                 run.reached = (run.steps, elapsed)
             if on_rollout is not None:
                 on_rollout(run, iteration)
@@ -340,27 +415,103 @@ class Trainer:
             if threshold is not None and run.reached is not None:
                 break
 
-    def _update(self, obs, actions, logp, values, adv, returns, valid):
+    def _update(self, obs, actions, logp, values, adv, returns, valid, masks, ent_coef):
         cfg, policy = self.config, self.policy
         keep = valid.reshape(-1) > 0
         b_obs = obs.reshape((-1, obs.shape[-1]))[keep]
         b_act = actions.reshape((-1,) + actions.shape[2:])[keep]
         b_logp, b_adv = logp.reshape(-1)[keep], adv.reshape(-1)[keep]
         b_ret, b_val = returns.reshape(-1)[keep], values.reshape(-1)[keep]
+        b_mask = None if masks is None else masks.reshape(-1, masks.shape[-1])[keep]
         if self.compiled_update is not None:
             if b_obs.shape[0]:
                 lr = self.optimizer.param_groups[0]["lr"]
+                tensors = (b_obs, b_act, b_logp, b_adv, b_ret, b_val)
                 self.compiled_update.update(
-                    *(t.numpy() for t in (b_obs, b_act, b_logp, b_adv, b_ret, b_val)), lr=lr
+                    *(t.numpy() for t in tensors),
+                    None if b_mask is None else b_mask.numpy(),
+                    lr=lr,
+                    ent_coef=ent_coef,
                 )
             return
         update(
-            policy, self.optimizer, cfg, self.generator, b_obs, b_act, b_logp, b_adv, b_ret, b_val
+            policy,
+            self.optimizer,
+            cfg,
+            self.generator,
+            b_obs,
+            b_act,
+            b_logp,
+            b_adv,
+            b_ret,
+            b_val,
+            b_mask,
+            ent_coef,
         )
 
 
-def update(policy, optimizer, cfg, generator, obs, actions, logp, adv, returns, values, masks=None):
-    """PPO's epochs of minibatch steps over one batch of samples (rows)."""
+class Tally:
+    """The running mean a run reports and its target watches, over the last ``window``
+    episodes' returns, or with ``config.segment`` over the last ``window`` segments' mean
+    rewards per step: each env's steps cut into runs of ``segment`` valid steps, whatever its
+    episodes do (so a continuing game, which never ends one, is measured without changing it)."""
+
+    def __init__(self, run, n):
+        self.run, self.segment = run, run.config.segment
+        self.recent = deque(maxlen=run.config.window)
+        self.ep_return, self.ep_length = np.zeros(n), np.zeros(n, dtype=np.int64)
+        self.seg_sum, self.seg_length = np.zeros(n), np.zeros(n, dtype=np.int64)
+
+    def step(self, reward, valid, ended):
+        """Fold in one step: its rewards (0 where not ``valid``, a step that only resets) and
+        the episodes it ``ended``."""
+        run = self.run
+        self.ep_return += reward
+        self.ep_length += valid
+        for i in np.flatnonzero(ended):
+            run.episodes.append((run.steps, float(self.ep_return[i]), int(self.ep_length[i])))
+            if not self.segment:
+                self.recent.append(float(self.ep_return[i]))
+        self.ep_return[ended] = 0.0
+        self.ep_length[ended] = 0
+        if self.segment:
+            self.seg_sum += reward
+            self.seg_length += valid
+            full = self.seg_length == self.segment
+            for i in np.flatnonzero(full):
+                rate = float(self.seg_sum[i]) / self.segment
+                run.segments.append((run.steps, rate))
+                self.recent.append(rate)
+            self.seg_sum[full] = 0.0
+            self.seg_length[full] = 0
+
+    @property
+    def mean(self):
+        return float(np.mean(self.recent)) if self.recent else float("nan")
+
+    @property
+    def full(self):
+        """Whether ``window`` episodes (or segments) have ended: the mean counts from then."""
+        return len(self.recent) == self.recent.maxlen
+
+
+def update(
+    policy,
+    optimizer,
+    cfg,
+    generator,
+    obs,
+    actions,
+    logp,
+    adv,
+    returns,
+    values,
+    masks=None,
+    ent_coef=None,
+):
+    """PPO's epochs of minibatch steps over one batch of samples (rows); ``ent_coef`` this
+    update's entropy bonus where it is annealed (else ``cfg.ent_coef``)."""
+    ent_coef = cfg.ent_coef if ent_coef is None else ent_coef
     size = obs.shape[0]
     if size == 0:
         return
@@ -390,7 +541,7 @@ def update(policy, optimizer, cfg, generator, obs, actions, logp, adv, returns, 
                 )
             else:
                 v_loss = 0.5 * ((new_value - returns[idx]) ** 2).mean()
-            loss = pg_loss - cfg.ent_coef * entropy.mean() + cfg.vf_coef * v_loss
+            loss = pg_loss - ent_coef * entropy.mean() + cfg.vf_coef * v_loss
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)

@@ -1,7 +1,7 @@
 """Tuned PPO configurations: a game's ``ppo.json``, beside its rules, as RL Zoo keeps its
 hyper-parameters (one file per game, so a game of your own can ship its own).
 
-A ``ppo.json`` holds the return that counts as solved and where that figure comes from, and the
+A ``ppo.json`` holds the figure that counts as solved and where it comes from, and the
 ``PPOConfig`` fields that differ from the defaults::
 
     {
@@ -10,8 +10,11 @@ A ``ppo.json`` holds the return that counts as solved and where that figure come
       "hyperparameters": {"num_envs": 64, "num_steps": 32, "total_steps": 200000}
     }
 
-``vecenv train ppo --env ID`` starts from it (flags override single fields), and
-``benchmarks/ppo_zoo.py`` proves it: every seed must reach ``target`` within ``total_steps``.
+The target is a mean return of the last ``window`` episodes, or for a configuration with a
+``segment`` (a continuing game's, which never ends an episode) a mean reward per step of the last
+``window`` segments (``PPOConfig.metric``). ``vecenv train ppo --env ID`` starts from it (flags
+override single fields), and ``benchmarks/ppo_zoo.py`` proves it: every seed must reach
+``target`` within ``total_steps``.
 """
 
 import dataclasses
@@ -30,7 +33,7 @@ KEYS = {"target", "target_source", "hyperparameters"}
 @dataclass(frozen=True)
 class Tuned:
     game: str  # the registry's name
-    target: float  # the mean return (of the last ``window`` episodes) that counts as solved
+    target: float  # the running mean (``config().metric``) that counts as solved
     target_source: str  # where that figure comes from
     hyperparameters: dict  # PPOConfig fields
     path: str
@@ -99,11 +102,12 @@ class Attempt:
     solved: bool
     steps: int  # env steps to the target, or all the run took
     seconds: float  # wall time to the target (compilation excluded), or the whole run
-    mean_return: float  # the last ``window`` episodes' mean when the run stopped
+    mean: float  # the running mean (``metric``) when the run stopped
+    metric: str  # ``mean_return`` or ``mean_reward_per_step`` (``PPOConfig.metric``)
 
 
 def attempt(game, seed, **overrides):
-    """Train ``game``'s tuned configuration with ``seed`` until the mean return reaches its
+    """Train ``game``'s tuned configuration with ``seed`` until the running mean reaches its
     target or the step budget runs out. A short run first (``warm``) compiles the env's kernels
     and the trainer's (or loads them from numba's cache), so that is not counted as training."""
     from . import train, warm
@@ -116,4 +120,4 @@ def attempt(game, seed, **overrides):
     run, _ = train(entry.game, config, threshold=entry.target)
     solved = run.reached is not None
     steps, seconds = run.reached if solved else (run.steps, run.seconds)
-    return Attempt(entry.game, seed, solved, steps, seconds, run.mean_return)
+    return Attempt(entry.game, seed, solved, steps, seconds, run.mean, config.metric)

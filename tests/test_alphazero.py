@@ -1,0 +1,160 @@
+"""AlphaZero (``vecenv.alphazero``, ``vecenv train alphazero``): the loop runs end to end on
+tictactoe, its files and evaluations; the same seed repeats the run; the loss falls on a fixed
+buffer; checkpoints reload and play; bad settings and files are refused."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from tests.envs.reference import need
+from tests.test_cli import run as cli
+
+torch = need("torch", "PyTorch (vecenv[train])")
+
+from vecenv import alphazero, selfplay  # noqa: E402
+
+TINY = dict(
+    num_games=8,
+    simulations=4,
+    iterations=2,
+    hidden=(16,),
+    batch_size=16,
+    updates=3,
+    eval_every=2,
+    eval_matches=4,
+    eval_simulations=4,
+    opponents=("random",),
+)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Two runs of the same seed and one of another (the search compiles once for all)."""
+    folders = [tmp_path_factory.mktemp(f"az{k}") for k in range(3)]
+    seeds = (3, 3, 4)
+    done = [
+        alphazero.train("tictactoe", alphazero.AlphaZeroConfig(seed=s, **TINY), str(f))
+        for s, f in zip(seeds, folders, strict=True)
+    ]
+    return list(zip(done, folders, strict=True))
+
+
+def test_the_loop_runs_end_to_end_and_writes_its_run(runs):
+    run, folder = runs[0]
+    assert len(run.rows) == 2 and not run.interrupted
+    assert run.games == 16 and run.positions == sum(row["positions"] for row in run.rows)
+    assert all(5 * 8 <= row["positions"] <= 9 * 8 for row in run.rows)  # 5 to 9 plies a game
+    assert all(np.isfinite(row["policy_loss"]) and row["value_loss"] >= 0 for row in run.rows)
+    assert [s.agents[1] for _, s in run.evaluations] == ["random"]
+    for k, summary in run.evaluations:
+        assert k == 2 and summary.matches == 4
+        assert summary.wins + summary.draws + summary.losses == 4
+        low, high = summary.win_rate[1:]
+        assert low <= summary.win_rate[0] <= high
+    info = json.loads((folder / "run.json").read_text())
+    assert info["game"] == "tictactoe" and info["iterations"] == 2
+    assert [e["opponent"] for e in info["evaluations"]] == ["random"]
+    with open(folder / "curve.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["iteration"]) for r in rows] == [1, 2]
+    assert rows[0]["win_random"] == "" and float(rows[1]["win_random"]) >= 0
+    assert (folder / "model.pt").exists()
+
+
+def weights(folder):
+    return torch.load(folder / "model.pt", weights_only=True)["weights"]
+
+
+def test_the_same_seed_repeats_the_run_and_another_seed_does_not(runs):
+    (a, fa), (b, fb), (c, fc) = runs
+    keys = ("positions", "policy_loss", "value_loss")
+    assert [[r[k] for k in keys] for r in a.rows] == [[r[k] for k in keys] for r in b.rows]
+    wa, wb, wc = weights(fa), weights(fb), weights(fc)
+    assert all(torch.equal(wa[k], wb[k]) for k in wa)
+    assert not all(torch.equal(wa[k], wc[k]) for k in wa)
+
+
+def test_the_loss_falls_on_a_fixed_buffer():
+    config = alphazero.AlphaZeroConfig(seed=5, **{**TINY, "learning_rate": 1e-2})
+    trainer = alphazero.Trainer("tictactoe", config)
+    x, policy, outcome, _ = alphazero.self_play(
+        trainer.engine, trainer.mcts, trainer.features, config, 0, trainer.rng
+    )
+    assert set(np.unique(outcome)) <= {-1.0, 0.0, 1.0}
+    np.testing.assert_allclose(policy.sum(axis=1), 1.0, rtol=1e-5)
+    batch = (torch.from_numpy(x), torch.from_numpy(policy), torch.from_numpy(outcome))
+
+    def loss():
+        with torch.no_grad():
+            logits, value = trainer.network(batch[0])
+            p = -(batch[1] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+            return float(p + ((value - batch[2]) ** 2).mean())
+
+    before = loss()
+    for _ in range(100):
+        alphazero.update(trainer.network, trainer.optimizer, batch)
+    assert loss() < 0.8 * before
+
+
+def test_a_checkpoint_reloads_and_plays(runs):
+    _, folder = runs[0]
+    player = alphazero.load(str(folder / "model.pt"), game="tictactoe")
+    saved = weights(folder)
+    assert all(torch.equal(player.network.state_dict()[k], saved[k]) for k in saved)
+    for agent in (player.policy, player.agent(4)):
+        result = selfplay.play("tictactoe", (agent, "random"), 4, seed=2)
+        assert result.summary.matches == 4
+        assert set(np.unique(result.statuses)) <= {2, 3}  # DONE and nothing failed
+    again = selfplay.play("tictactoe", (player.agent(4), "random"), 4, seed=2)
+    result = selfplay.play("tictactoe", (player.agent(4), "random"), 4, seed=2)
+    np.testing.assert_array_equal(again.rewards, result.rewards)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (dict(simulations=0), "simulations"),
+        (dict(num_games=1.5), "num_games"),
+        (dict(seed=-1), "seed"),
+        (dict(learning_rate=float("nan")), "learning_rate"),
+        (dict(dirichlet_fraction=2.0), "dirichlet_fraction"),
+        (dict(selection="uct"), "selection"),
+        (dict(hidden=(0,)), "hidden"),
+        (dict(iterations=0, seconds=0), "needs an end"),
+    ],
+)
+def test_bad_settings_are_refused(change, message):
+    with pytest.raises(ValueError, match=message):
+        alphazero.AlphaZeroConfig(**{**TINY, **change})
+
+
+def test_bad_games_and_files_are_refused(tmp_path, runs):
+    config = alphazero.AlphaZeroConfig(**TINY)
+    with pytest.raises(ValueError, match="two-agent"):
+        alphazero.train("cartpole", config, str(tmp_path))
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a checkpoint")
+    with pytest.raises(ValueError, match="not a vecenv AlphaZero checkpoint"):
+        alphazero.load(str(junk))
+    with pytest.raises(ValueError, match="trained on tictactoe"):
+        alphazero.load(str(runs[0][1] / "model.pt"), game="connectx")
+
+
+def test_the_command_trains_and_refuses_bad_arguments(capsys, tmp_path):
+    code, out, _ = cli(
+        capsys, "train", "alphazero", "--env", "tictactoe", "--iterations", "1",
+        "--num-games", "4", "--simulations", "2", "--hidden", "8", "--updates", "1",
+        "--batch-size", "4", "--eval-every", "1", "--eval-matches", "2",
+        "--eval-simulations", "2", "--opponents", "random", "--run-dir", str(tmp_path),
+    )  # fmt: skip
+    assert code == 0
+    assert "iteration    1" in out and "vs random: " in out
+    assert (tmp_path / "model.pt").exists() and (tmp_path / "run.json").exists()
+    code, _, err = cli(capsys, "train", "alphazero", "--env", "cartpole", "--iterations", "1")
+    assert code != 0 and "two-agent" in err
+    code, _, err = cli(capsys, "train", "alphazero", "--env", "tictactoe")
+    assert code != 0 and "needs an end" in err
+    code, _, err = cli(capsys, "train", "alphazero", "--env", "tictactoe", "--simulations", "0")
+    assert code == 2 and "--simulations" in err

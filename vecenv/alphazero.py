@@ -1,0 +1,571 @@
+"""AlphaZero on any two-agent game: self-play with the batched search, a replay buffer, a network.
+
+``train(game, config, run_dir)`` repeats: play ``num_games`` games at once from the start to their
+ends, every move chosen by ``vecenv.search.MCTS`` with the network as its batched evaluator
+(Gumbel MuZero's root selection by default, whose sampled action explores and whose improved
+policy is the target; or PUCT with Dirichlet noise at the root and moves drawn from the visit
+counts for the first ``temperature_moves`` plies); each position seen by the seat to move goes
+into the replay buffer with the search's policy and the game's outcome for that seat; then
+``updates`` steps of Adam on minibatches of the buffer (cross-entropy to the policy, squared error
+to the outcome). Every ``eval_every`` iterations the network plus search plays ``random``,
+``negamax`` (where the game has it) and ``mcts`` through ``vecenv.selfplay.play``, with Wilson
+95% intervals.
+
+The network is an MLP over the observation seen by the seat to move (every field but ``legal``,
+small integer fields one-hot), with a policy head (logits per action) and a tanh value head.
+The same seed gives the same run where torch runs deterministically (one torch thread, CPU).
+
+A run writes ``model.pt`` (and ``checkpoint-K.pt`` every ``checkpoint_every`` iterations),
+``curve.csv`` (loss and win rates per iteration), ``curve.png`` where matplotlib is installed and
+``run.json``; Ctrl-C ends it after saving what was learned. ``load(path)`` gives a ``Player``
+whose ``agent(simulations)`` is an ``mcts`` agent searching with the network and whose
+``policy`` plays the network alone, both seatable in ``selfplay.play`` and tournaments.
+"""
+
+import csv
+import dataclasses
+import json
+import os
+import pickle
+import time
+
+import numpy as np
+import torch
+from torch import nn
+
+from vecenv import registry, search, selfplay
+from vecenv.engine import SEED_LIMIT, Engine, is_integer
+from vecenv.kernels.turns import ACTIVE
+
+FORMAT = "vecenv.alphazero/1"
+ONE_HOT_LIMIT = 16  # integer fields with at most this many values are one-hot encoded
+SELECTIONS = ("gumbel", "puct")
+
+
+@dataclasses.dataclass
+class AlphaZeroConfig:
+    """The run's settings (see the module); ``seconds`` or ``iterations`` ends it, whichever
+    comes first (0: no limit of that kind, but not both)."""
+
+    num_games: int = 128
+    simulations: int = 32
+    selection: str = "gumbel"
+    iterations: int = 0
+    seconds: float = 0.0
+    hidden: tuple = (256, 256)
+    learning_rate: float = 1e-3
+    weight_decay: float = 1e-4
+    batch_size: int = 256
+    updates: int = 100
+    buffer_size: int = 100_000
+    temperature_moves: int = 8
+    dirichlet_fraction: float = 0.25
+    dirichlet_alpha: float = 0.3
+    eval_every: int = 10
+    eval_matches: int = 100
+    eval_simulations: int = 64
+    opponents: tuple = ("random", "negamax", "mcts:200")
+    checkpoint_every: int = 0
+    seed: int = 1
+    torch_threads: int = 1
+
+    def __post_init__(self):
+        ints = {
+            "num_games": 1,
+            "simulations": 1,
+            "batch_size": 1,
+            "updates": 0,
+            "buffer_size": 1,
+            "iterations": 0,
+            "temperature_moves": 0,
+            "eval_every": 0,
+            "eval_matches": 1,
+            "eval_simulations": 1,
+            "checkpoint_every": 0,
+            "seed": 0,
+            "torch_threads": 1,
+        }
+        for name, low in ints.items():
+            value = getattr(self, name)
+            if not is_integer(value) or not low <= value < (
+                SEED_LIMIT if name == "seed" else 2**31
+            ):
+                raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+        floats = {
+            "seconds": (0.0, None),
+            "learning_rate": (0.0, None),
+            "weight_decay": (0.0, None),
+            "dirichlet_fraction": (0.0, 1.0),
+            "dirichlet_alpha": (0.0, None),
+        }
+        for name, (low, high) in floats.items():
+            value = getattr(self, name)
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            ok = ok and np.isfinite(value) and value >= low and (high is None or value <= high)
+            if not ok:
+                raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}")
+        if self.learning_rate <= 0:
+            raise ValueError(f"learning_rate must be positive, got {self.learning_rate!r}")
+        if self.selection not in SELECTIONS:
+            raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
+        if not self.iterations and not self.seconds:
+            raise ValueError("give iterations or seconds (or both): the run needs an end")
+        hidden = tuple(self.hidden)
+        if not hidden or not all(is_integer(h) and 1 <= h <= 2**16 for h in hidden):
+            raise ValueError(f"hidden must be positive layer sizes, got {self.hidden!r}")
+        self.hidden = tuple(int(h) for h in hidden)
+        self.opponents = tuple(self.opponents)
+
+
+# -- the network -------------------------------------------------------------------------------
+
+
+class Features:
+    """The network's input from a batch of observations seen by the seat to move: every field
+    but ``legal`` flattened, an integer field of at most ``ONE_HOT_LIMIT`` values one-hot (a
+    board's cells are categories, not magnitudes)."""
+
+    def __init__(self, engine):
+        self.fields = []
+        size = 0
+        for f in engine.observation:
+            if f.name == "legal":
+                continue
+            cells = int(np.prod(f.shape, dtype=np.int64))
+            low, high = np.min(f.low), np.max(f.high)
+            categories = 0
+            integer = np.issubdtype(f.dtype, np.integer) and np.isfinite([low, high]).all()
+            if integer and 0 < high - low + 1 <= ONE_HOT_LIMIT:
+                categories = int(high - low + 1)
+            self.fields.append((f.name, cells, int(low) if categories else 0, categories))
+            size += cells * max(categories, 1)
+        self.size = size
+
+    def __call__(self, obs):
+        parts = []
+        for name, cells, low, categories in self.fields:
+            x = np.asarray(obs[name]).reshape(-1, cells)
+            if categories:
+                onehot = np.zeros((x.shape[0], cells, categories), dtype=np.float32)
+                index = np.clip(x.astype(np.int64) - low, 0, categories - 1)
+                np.put_along_axis(onehot, index[..., None], 1.0, axis=2)
+                parts.append(onehot.reshape(x.shape[0], -1))
+            else:
+                parts.append(np.nan_to_num(x.astype(np.float32)))
+        return np.concatenate(parts, axis=1)
+
+
+class Network(nn.Module):
+    """An MLP trunk with a policy head (one logit per action) and a value head in [-1, 1]."""
+
+    def __init__(self, inputs, actions, hidden):
+        super().__init__()
+        layers, width = [], inputs
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        self.trunk = nn.Sequential(*layers)
+        self.policy = nn.Linear(width, actions)
+        self.value = nn.Linear(width, 1)
+
+    def forward(self, x):
+        h = self.trunk(x)
+        return self.policy(h), torch.tanh(self.value(h)).squeeze(-1)
+
+
+class Evaluator:
+    """The network as the search's batched evaluator: ``(obs, legal) -> (logits, values)``."""
+
+    def __init__(self, network, features):
+        self.network, self.features = network, features
+        self.__name__ = "alphazero"
+
+    def __call__(self, obs, legal):
+        with torch.no_grad():
+            logits, values = self.network(torch.from_numpy(self.features(obs)))
+        return logits.double().numpy(), values.double().numpy()
+
+    def policy(self, obs, legal):
+        """The network alone: the legal action of the largest logit (a Python policy)."""
+        logits, _ = self(obs, legal)
+        if legal is not None:
+            logits = np.where(legal, logits, -np.inf)
+        return np.argmax(logits, axis=1).astype(np.int64)
+
+
+# -- self-play -----------------------------------------------------------------------------------
+
+
+def _stream_seed(seed, *counters):
+    """One search's seed from the run's seed and counters (a fixed mix: runs repeat)."""
+    words = np.random.SeedSequence([seed, *counters]).generate_state(2, np.uint64)
+    return int(words[0] >> np.uint64(1))
+
+
+def self_play(engine, mcts, features, config, iteration, rng):
+    """Play every game of ``engine`` from its start to its end; returns the positions (features
+    seen by the mover), the search's policies and the movers' outcomes, and the plies played."""
+    n = engine.num_envs
+    engine.reset(seed=_stream_seed(config.seed, iteration, 0))
+    rows = np.arange(n)
+    xs, policies, movers, games = [], [], [], []
+    ply = 0
+    while True:
+        states = engine.get_state()
+        running = states["done"] == 0
+        status = states["status"]
+        active = status == ACTIVE
+        to_move = running & (active.sum(axis=1) == 1)
+        if not to_move.any():
+            break
+        seat = np.argmax(active, axis=1)
+        result = mcts.search(
+            states, seed=_stream_seed(config.seed, iteration, ply + 1), mask=to_move
+        )
+        action = result.action.copy()
+        if config.selection == "puct" and ply < config.temperature_moves:
+            p = result.policy[to_move]
+            drawn = (p.cumsum(axis=1) > rng.random((p.shape[0], 1))).argmax(axis=1)
+            action[to_move] = drawn + mcts.low
+        obs = {}
+        for f in engine.observation:
+            arr = engine.obs[f.name]
+            obs[f.name] = (arr if f.shared else arr[rows, seat])[to_move]
+        xs.append(features(obs))
+        policies.append(result.policy[to_move].astype(np.float32))
+        movers.append(seat[to_move])
+        games.append(rows[to_move])
+        actions = np.full((n, 2), mcts.low, dtype=np.int64)
+        actions[rows[to_move], seat[to_move]] = action[to_move]
+        engine.step(actions)
+        ply += 1
+    rewards = engine.get_state()["reward"].astype(np.float64)
+    x = np.concatenate(xs)
+    policy = np.concatenate(policies)
+    game, mover = np.concatenate(games), np.concatenate(movers)
+    outcome = np.sign(rewards[game, mover] - rewards[game, 1 - mover]).astype(np.float32)
+    return x, policy, outcome, ply
+
+
+class Buffer:
+    """A ring of the latest ``size`` positions with their targets."""
+
+    def __init__(self, size, inputs, actions):
+        self.x = np.zeros((size, inputs), dtype=np.float32)
+        self.policy = np.zeros((size, actions), dtype=np.float32)
+        self.value = np.zeros(size, dtype=np.float32)
+        self.size, self.next, self.full = size, 0, False
+
+    def __len__(self):
+        return self.size if self.full else self.next
+
+    def add(self, x, policy, value):
+        for start in range(0, len(x), self.size):  # more than the ring holds: the latest stay
+            part = slice(start, start + self.size)
+            k = len(x[part])
+            at = (self.next + np.arange(k)) % self.size
+            self.x[at], self.policy[at], self.value[at] = x[part], policy[part], value[part]
+            self.full = self.full or self.next + k >= self.size
+            self.next = (self.next + k) % self.size
+
+    def sample(self, rng, batch):
+        index = rng.integers(len(self), size=batch)
+        return (
+            torch.from_numpy(self.x[index]),
+            torch.from_numpy(self.policy[index]),
+            torch.from_numpy(self.value[index]),
+        )
+
+
+def update(network, optimizer, batch):
+    """One step of Adam on a minibatch; returns (policy loss, value loss)."""
+    x, target_policy, target_value = batch
+    logits, value = network(x)
+    policy_loss = -(target_policy * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+    value_loss = ((value - target_value) ** 2).mean()
+    optimizer.zero_grad()
+    (policy_loss + value_loss).backward()
+    optimizer.step()
+    return float(policy_loss.detach()), float(value_loss.detach())
+
+
+# -- the run ---------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Run:
+    """What a run did: its rows (one per iteration), evaluations, and whether Ctrl-C ended it."""
+
+    game: str
+    config: AlphaZeroConfig
+    rows: list = dataclasses.field(default_factory=list)
+    evaluations: list = dataclasses.field(default_factory=list)  # (iteration, Summary)
+    seconds: float = 0.0
+    games: int = 0
+    positions: int = 0
+    interrupted: bool = False
+    plotted: bool = False
+
+
+class Trainer:
+    """The state of one run (the engine, the search, the network, the buffer); ``iteration()``
+    plays and learns once."""
+
+    def __init__(self, game, config, **configuration):
+        torch.manual_seed(config.seed)
+        torch.set_num_threads(config.torch_threads)
+        self.config = config
+        self.engine = Engine(
+            game, num_envs=config.num_games, seed=config.seed, autoreset="disabled", **configuration
+        )
+        self.game = self.engine.name
+        self.configuration = dict(configuration)
+        self.features = Features(self.engine)
+        probe = search.MCTS(self.engine, 1, evaluator="uniform")
+        self.low, self.num_actions = probe.low, probe.num_actions
+        self.network = Network(self.features.size, self.num_actions, config.hidden)
+        self.evaluator = Evaluator(self.network, self.features)
+        options = dict(selection=config.selection, evaluator=self.evaluator)
+        if config.selection == "puct":
+            options.update(
+                dirichlet_fraction=config.dirichlet_fraction,
+                dirichlet_alpha=config.dirichlet_alpha,
+            )
+        self.mcts = search.MCTS(self.engine, config.simulations, **options)
+        self.optimizer = torch.optim.Adam(
+            self.network.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+        )
+        self.buffer = Buffer(config.buffer_size, self.features.size, self.num_actions)
+        self.rng = np.random.default_rng(config.seed)
+        self.done = 0
+
+    def iteration(self):
+        """Self-play of every game, then ``updates`` minibatches; returns the iteration's row."""
+        config = self.config
+        self.network.eval()
+        x, policy, outcome, plies = self_play(
+            self.engine, self.mcts, self.features, config, self.done, self.rng
+        )
+        self.buffer.add(x, policy, outcome)
+        self.network.train()
+        losses = [
+            update(self.network, self.optimizer, self.buffer.sample(self.rng, config.batch_size))
+            for _ in range(config.updates)
+        ]
+        self.network.eval()
+        self.done += 1
+        policy_loss, value_loss = np.mean(losses, axis=0) if losses else (np.nan, np.nan)
+        return {
+            "iteration": self.done,
+            "positions": len(x),
+            "plies": plies,
+            "policy_loss": float(policy_loss),
+            "value_loss": float(value_loss),
+        }
+
+    def player(self):
+        return Player(self.game, self.network, self.features, self.configuration)
+
+    def save(self, path, **extra):
+        save(path, self.game, self.network, self.config, self.configuration, **extra)
+
+
+def train(game, config, run_dir, on_iteration=None, **configuration):
+    """Run AlphaZero on ``game`` (see the module) into ``run_dir``; returns the ``Run``.
+    ``on_iteration(run, row)`` is called after every iteration."""
+    name = registry.resolve(game)
+    if registry.get_spec(name).num_agents != 2:
+        raise ValueError(f"{name} is not a two-agent game: AlphaZero plays those")
+    os.makedirs(run_dir, exist_ok=True)
+    trainer = Trainer(name, config, **configuration)
+    run = Run(trainer.game, config)
+    start = time.perf_counter()
+    try:
+        while not _over(run, config, time.perf_counter() - start):
+            row = trainer.iteration()
+            run.games += config.num_games
+            run.positions += row["positions"]
+            k = trainer.done
+            if config.eval_every and (k % config.eval_every == 0 or _over(run, config, 0)):
+                for summary in evaluate(trainer.player(), config, seed=config.seed + k):
+                    run.evaluations.append((k, summary))
+                    row[f"win_{summary.agents[1]}"] = summary.win_rate[0]
+            run.seconds = time.perf_counter() - start
+            row["seconds"] = run.seconds
+            run.rows.append(row)
+            if config.checkpoint_every and k % config.checkpoint_every == 0:
+                trainer.save(os.path.join(run_dir, f"checkpoint-{k}.pt"), iteration=k)
+            if on_iteration is not None:
+                on_iteration(run, row)
+    except KeyboardInterrupt:
+        run.interrupted = True
+    run.seconds = time.perf_counter() - start
+    trainer.save(os.path.join(run_dir, "model.pt"), iteration=trainer.done)
+    _write(run, run_dir)
+    return run
+
+
+def _over(run, config, seconds):
+    done = len(run.rows)
+    return bool(
+        (config.iterations and done >= config.iterations)
+        or (config.seconds and seconds >= config.seconds)
+    )
+
+
+def evaluate(player, config, seed):
+    """The player (network plus ``eval_simulations`` of search) against each of the config's
+    opponents the game has, ``eval_matches`` matches each; their ``selfplay`` Summaries."""
+    names = {"mcts"} | set(registry_agents(player.game))
+    agent = player.agent(config.eval_simulations)
+    summaries = []
+    for opponent in config.opponents:
+        if opponent.split(":")[0] not in names:
+            continue
+        result = selfplay.play(
+            player.game, (agent, opponent), config.eval_matches, seed=seed, **player.configuration
+        )
+        summaries.append(result.summary)
+    return summaries
+
+
+def registry_agents(game):
+    module = registry.game_module(game, "agents")
+    return tuple(module.NAMES) if module is not None else ()
+
+
+def _write(run, run_dir):
+    keys = ["iteration", "seconds", "positions", "plies", "policy_loss", "value_loss"]
+    keys += sorted({k for row in run.rows for k in row if k.startswith("win_")})
+    with open(os.path.join(run_dir, "curve.csv"), "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=keys, restval="")
+        writer.writeheader()
+        writer.writerows(run.rows)
+    evaluations = [
+        {
+            "iteration": k,
+            "opponent": s.agents[1],
+            "matches": s.matches,
+            "wins": s.wins,
+            "draws": s.draws,
+            "losses": s.losses,
+            "win_rate": list(s.win_rate),
+        }
+        for k, s in run.evaluations
+    ]
+    info = {
+        "game": run.game,
+        "config": dataclasses.asdict(run.config),
+        "seconds": run.seconds,
+        "iterations": len(run.rows),
+        "games": run.games,
+        "positions": run.positions,
+        "interrupted": run.interrupted,
+        "evaluations": evaluations,
+    }
+    with open(os.path.join(run_dir, "run.json"), "w") as f:
+        json.dump(info, f, indent=1)
+    run.plotted = _plot(run, os.path.join(run_dir, "curve.png"))
+
+
+def _plot(run, path):
+    """Losses and win rates against wall-clock seconds (where matplotlib is installed)."""
+    try:
+        import matplotlib
+    except ImportError:
+        if os.path.exists(path):
+            os.remove(path)
+        return False
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    fig, (losses, wins) = plt.subplots(1, 2, figsize=(11, 4))
+    seconds = [row["seconds"] for row in run.rows]
+    for key in ("policy_loss", "value_loss"):
+        losses.plot(seconds, [row[key] for row in run.rows], label=key.replace("_", " "))
+    opponents = sorted({s.agents[1] for _, s in run.evaluations})
+    for opponent in opponents:
+        points = [
+            (run.rows[k - 1]["seconds"], s.win_rate)
+            for k, s in run.evaluations
+            if s.agents[1] == opponent
+        ]
+        wins.errorbar(
+            [p[0] for p in points],
+            [p[1][0] for p in points],
+            yerr=[[p[1][0] - p[1][1] for p in points], [p[1][2] - p[1][0] for p in points]],
+            label=f"vs {opponent}",
+            capsize=3,
+        )
+    for ax, ylabel in ((losses, "loss"), (wins, "win rate (95% Wilson)")):
+        ax.set_xlabel("wall-clock seconds")
+        ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.suptitle(f"AlphaZero on {run.game}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+# -- checkpoints and players ----------------------------------------------------------------------
+
+
+def save(path, game, network, config, configuration, **extra):
+    """A checkpoint of plain data (``weights_only`` loading works)."""
+    torch.save(
+        {
+            "format": FORMAT,
+            "game": game,
+            "configuration": dict(configuration),
+            "hidden": list(config.hidden),
+            "config": {
+                k: list(v) if isinstance(v, tuple) else v
+                for k, v in dataclasses.asdict(config).items()
+            },
+            "extra": extra,
+            "weights": network.state_dict(),
+        },
+        path,
+    )
+
+
+class Player:
+    """A trained network on its game: ``agent(simulations)`` searches with it (an ``mcts``
+    agent), ``policy`` plays it alone; both seat in ``selfplay.play`` and tournaments."""
+
+    def __init__(self, game, network, features, configuration):
+        self.game, self.network, self.features = game, network, features
+        self.configuration = dict(configuration)
+        self.evaluator = Evaluator(network, features)
+        self.policy = self.evaluator.policy
+
+    def agent(self, simulations=64, **options):
+        options.setdefault("selection", "gumbel")
+        if options["selection"] == "gumbel":
+            options.setdefault("gumbel_scale", 0.0)  # play the best, not a drawn, action
+        return search.MCTSAgent(
+            simulations, name=f"alphazero+mcts:{simulations}", evaluator=self.evaluator, **options
+        )
+
+
+def load(path, game=None):
+    """The ``Player`` saved at ``path``; a file that is no AlphaZero checkpoint, or one of
+    another game than ``game`` (where given), is a ValueError."""
+    try:
+        data = torch.load(path, weights_only=True, map_location="cpu")
+    except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as e:
+        raise ValueError(f"{path}: not a vecenv AlphaZero checkpoint ({e})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{path}: not a vecenv AlphaZero checkpoint (format {FORMAT})")
+    name = data["game"]
+    if game is not None and registry.resolve(game) != name:
+        raise ValueError(f"{path} was trained on {name}, not {game}")
+    engine = Engine(name, num_envs=1, seed=0, **data["configuration"])
+    features = Features(engine)
+    probe = search.MCTS(engine, 1, evaluator="uniform")
+    network = Network(features.size, probe.num_actions, data["hidden"])
+    network.load_state_dict(data["weights"])
+    network.eval()
+    return Player(name, network, features, data["configuration"])
