@@ -8,8 +8,8 @@ through ``vecenv.selfplay.Seats.step(32)``, a finished game replaced in the same
 ``pgx.experimental.auto_reset(env.step, env.init)`` with ``act_randomly`` on its
 ``legal_action_mask``, in a ``jax.lax.scan`` of 32 steps a call (``harness.pgx_round``); compile
 time excluded. vecenv's side times rounds for about 1.5 s (at least 20), Pgx's three rounds (one
-takes about 40 s of a CPU). Same thread counts: vecenv's one thread against Pgx with every thread of the
-process held to one CPU, two threads against jax's default. Target: at least 5x. Pgx's chess
+takes about 40 s of a CPU). Same thread counts: vecenv's one thread against Pgx with every thread
+of the process held to one CPU, two threads against jax's default. Target: at least 5x. Pgx's chess
 compiles for about 40 s: in smoke mode (``--benchmark-disable``) its side skips, the tests having
 replayed Pgx's chess already (``tests/envs/test_chess.py``).
 

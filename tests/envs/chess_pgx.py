@@ -3,8 +3,10 @@
 Ours plays first (random legal moves, or scripted UCI moves then random ones), recording at every
 ply what it shows; Pgx then replays the same actions from the same starting positions inside one
 ``jax.jit`` of a ``lax.scan`` over ``jax.vmap(env.step)`` (Pgx's own public step: its legal mask,
-rules, rewards and ends) and the two records are compared ply by ply. JAX compiles Pgx's chess step
-in seconds, so every game of a test module shares one compiled replay of fixed length and width.
+rules, rewards and ends) and the two records are compared ply by ply. Compiling Pgx's chess step
+is the cost (about a minute of CPU with XLA's optimisations, half that without them: the replay
+compiles with most of them off, integers coming out the same), so every game of a test module
+shares one compiled replay of fixed length and width.
 
 A starting position reaches Pgx as ``pgx.experimental.chess.from_fen`` builds it (the board,
 rights and clocks seen by the side to move, its key first in the history, its legal mask by Pgx's
@@ -16,6 +18,8 @@ the start position under the jax installed here (its Zobrist tables come from ``
 Pgx's own start never counts as an occurrence. Each game here starts with its position's key as
 Pgx computes it, the rule as Pgx means it and as ours and python-chess play it.
 """
+
+import contextlib
 
 import numpy as np
 
@@ -47,12 +51,29 @@ def absolute(boards, colors):
     return out
 
 
+@contextlib.contextmanager
+def _quick_compiles(jax):
+    """XLA's most expensive optimisations off while Pgx's chess compiles (its tables computed op by
+    op on import, then the replay): the module docstring says why."""
+    flag = "jax_disable_most_optimizations"
+    previous = jax.config.values[flag]
+    jax.config.update(flag, True)
+    try:
+        yield
+    finally:
+        jax.config.update(flag, previous)
+
+
 class Replay:
     """The compiled replay: ``run(fens, actions)`` with ``fens`` WIDTH FEN strings and
     ``actions`` (PLIES, WIDTH) action labels; returns the per-ply record as ours writes it."""
 
     def __init__(self):
         jax, pgx = _pgx()
+        with _quick_compiles(jax):
+            self._build(jax, pgx)
+
+    def _build(self, jax, pgx):
         import jax.numpy as jnp
         from pgx._src.games import chess as game
         from pgx.chess import State
@@ -134,7 +155,8 @@ class Replay:
         fields = tuple(
             jnp.asarray(np.array(c, dtype=t)) for c, t in zip(fields, dtypes, strict=True)
         )
-        first, plies = self._replay(fields, jnp.asarray(actions, dtype=jnp.int32))
+        with _quick_compiles(self.jax):
+            first, plies = self._replay(fields, jnp.asarray(actions, dtype=jnp.int32))
         first = [np.asarray(a)[None] for a in first]
         return _ours(
             [np.concatenate([a, np.asarray(b)]) for a, b in zip(first, plies, strict=True)]
