@@ -122,6 +122,24 @@ def play_both(game, same, seed, full, sticky=0.1, ramping=True, max_steps=3000):
     return step_both(ours, theirs, same, actions)
 
 
+def injection_engines(game, **config):
+    """{ramping: engine} with difficulty ramping off and on, for injected states: one episode,
+    sticky actions off, no time limit, ``config`` besides (the full action set, where a game has a
+    minimal one)."""
+    return {
+        ramping: vecenv.make(
+            game,
+            num_envs=1,
+            seed=0,
+            sticky_action_prob=0.0,
+            difficulty_ramping=ramping,
+            max_episode_steps=0,
+            **config,
+        )
+        for ramping in (False, True)
+    }
+
+
 def running(engine, state, word):
     """Our episode 0 set to the record ``state``, running, its stream at ``word``."""
     state["rng"] = word

@@ -14,8 +14,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import vecenv
-from tests.envs.minatar_side_by_side import minatar, play_both, running, start_both, step_both
+from tests.envs.minatar_side_by_side import (
+    injection_engines,
+    minatar,
+    play_both,
+    running,
+    start_both,
+    step_both,
+)
 
 GAME = "minatar_seaquest"
 WARM = [(GAME, {})]  # compiled beside the tests before they start (tests/warmup.py)
@@ -67,19 +73,7 @@ def inject(engine, env, word):
 
 @pytest.fixture(scope="module")
 def engines():
-    """An engine with difficulty ramping off and one with it on, for the injected states (sticky
-    actions off, the full action set)."""
-    return {
-        ramping: vecenv.make(
-            GAME,
-            num_envs=1,
-            seed=0,
-            sticky_action_prob=0.0,
-            difficulty_ramping=ramping,
-            max_episode_steps=0,
-        )
-        for ramping in (False, True)
-    }
+    return injection_engines(GAME)  # Seaquest has the full action set only
 
 
 @pytest.mark.parametrize("seed", range(6))
