@@ -1,6 +1,7 @@
 """AlphaZero (``vecenv.alphazero``, ``vecenv train alphazero``): the loop runs end to end on
 tictactoe, its files and evaluations; the same seed repeats the run; the loss falls on a fixed
-buffer; checkpoints reload and play; bad settings and files are refused."""
+buffer; checkpoints reload and play, also named by their files wherever players are named; bad
+settings and files are refused."""
 
 import csv
 import json
@@ -13,7 +14,7 @@ from tests.test_cli import run as cli
 
 torch = need("torch", "PyTorch (vecenv[train])")
 
-from vecenv import alphazero, selfplay  # noqa: E402
+from vecenv import alphazero, search, selfplay, tournament  # noqa: E402
 
 TINY = dict(
     num_games=8,
@@ -110,6 +111,55 @@ def test_a_checkpoint_reloads_and_plays(runs):
     again = selfplay.play("tictactoe", (player.agent(4), "random"), 4, seed=2)
     result = selfplay.play("tictactoe", (player.agent(4), "random"), 4, seed=2)
     np.testing.assert_array_equal(again.rewards, result.rewards)
+
+
+def test_a_checkpoint_is_named_as_a_player_by_its_file(runs, capsys):
+    path = str(runs[0][1] / "model.pt")
+    entrant = tournament.agent(path, "tictactoe")  # searches as its run evaluated it
+    assert isinstance(entrant, search.MCTSAgent) and entrant.name == path
+    assert entrant.simulations == TINY["eval_simulations"]
+    assert tournament.agent(f"{path}:7", "tictactoe").simulations == 7
+    names = (f"{path}:2", f"{path}:0")  # 2 simulations a move; the network alone
+    agents = [tournament.agent(name, "tictactoe") for name in names]
+    result = selfplay.play("tictactoe", agents, 4, seed=1)
+    assert result.summary.agents == names and result.summary.matches == 4
+    assert set(np.unique(result.statuses)) <= {2, 3}  # DONE and nothing failed
+    player = alphazero.load(path)
+    by_hand = selfplay.play("tictactoe", (player.agent(2), player.policy), 4, seed=1)
+    np.testing.assert_array_equal(result.rewards, by_hand.rewards)
+    code, out, err = cli(
+        capsys, "play", "tictactoe", "--agents", f"{path}:2", "random", "--matches", "2"
+    )
+    assert code == 0, err
+    assert f"{path}:2 vs random: 2 matches" in out
+    code, out, err = cli(
+        capsys, "tournament", "tictactoe", "--agents", path, "random", "--matches-per-pair", "2"
+    )
+    assert code == 0 and path in out, err
+
+
+def test_bad_checkpoints_named_as_players_are_refused(runs, tmp_path, capsys):
+    path = str(runs[0][1] / "model.pt")
+    junk, ppo_file, damaged = (str(tmp_path / f"{k}.pt") for k in ("junk", "ppo", "damaged"))
+    with open(junk, "wb") as f:
+        f.write(b"not a checkpoint")
+    torch.save({"format": "vecenv.ppo/1"}, ppo_file)
+    torch.save({"format": alphazero.FORMAT, "game": "tictactoe"}, damaged)
+    cases = [
+        ("tictactoe", str(tmp_path / "missing.pt"), "no such checkpoint file"),
+        ("tictactoe", junk, "not a vecenv checkpoint"),
+        ("connectx", path, "trained on tictactoe, not connectx"),
+        ("tictactoe", f"{ppo_file}:4", "only an AlphaZero checkpoint"),
+        ("tictactoe", damaged, "a damaged AlphaZero checkpoint"),
+        ("tictactoe", f"{path}:{2**40}", "simulations"),
+    ]
+    for game, spec, message in cases:
+        with pytest.raises(ValueError, match=message):
+            tournament.agent(spec, game)
+        with pytest.raises(ValueError, match=message):
+            tournament.round_robin(game, [spec, "random"], 2, seed=0)
+    code, _, err = cli(capsys, "play", "tictactoe", "--agents", junk, "random", "--matches", "2")
+    assert code == 2 and "not a vecenv checkpoint" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize(

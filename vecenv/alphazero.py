@@ -364,7 +364,13 @@ class Trainer:
         }
 
     def player(self):
-        return Player(self.game, self.network, self.features, self.configuration)
+        return Player(
+            self.game,
+            self.network,
+            self.features,
+            self.configuration,
+            self.config.eval_simulations,
+        )
 
     def save(self, path, **extra):
         save(path, self.game, self.network, self.config, self.configuration, **extra)
@@ -501,7 +507,8 @@ def _plot(run, path):
         ax.set_xlabel("wall-clock seconds")
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
-        ax.legend()
+        if ax.get_legend_handles_labels()[0]:  # a run without evaluations has no win rates
+            ax.legend()
     fig.suptitle(f"AlphaZero on {run.game}")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -533,39 +540,57 @@ def save(path, game, network, config, configuration, **extra):
 
 class Player:
     """A trained network on its game: ``agent(simulations)`` searches with it (an ``mcts``
-    agent), ``policy`` plays it alone; both seat in ``selfplay.play`` and tournaments."""
+    agent), ``policy`` plays it alone; both seat in ``selfplay.play`` and tournaments.
+    ``simulations`` is the search the run evaluated it with (what ``agent()`` gives)."""
 
-    def __init__(self, game, network, features, configuration):
+    def __init__(self, game, network, features, configuration, simulations=64):
         self.game, self.network, self.features = game, network, features
         self.configuration = dict(configuration)
+        self.simulations = int(simulations)
         self.evaluator = Evaluator(network, features)
         self.policy = self.evaluator.policy
 
-    def agent(self, simulations=64, **options):
+    def agent(self, simulations=None, name=None, **options):
+        """The search with the network as its evaluator, ``simulations`` a move (the player's
+        own where None), playing its best action (no noise); ``name`` names it in results."""
+        simulations = self.simulations if simulations is None else simulations
         options.setdefault("selection", "gumbel")
         if options["selection"] == "gumbel":
             options.setdefault("gumbel_scale", 0.0)  # play the best, not a drawn, action
-        return search.MCTSAgent(
-            simulations, name=f"alphazero+mcts:{simulations}", evaluator=self.evaluator, **options
-        )
+        name = f"alphazero+mcts:{simulations}" if name is None else name
+        return search.MCTSAgent(simulations, name=name, evaluator=self.evaluator, **options)
+
+
+def _read(path):
+    """The checkpoint's data; a file torch cannot read is a ValueError."""
+    try:
+        return torch.load(path, weights_only=True, map_location="cpu")
+    except (OSError, RuntimeError, EOFError, pickle.UnpicklingError, ValueError) as e:
+        raise ValueError(f"{path}: not a vecenv AlphaZero checkpoint ({e})") from None
 
 
 def load(path, game=None):
     """The ``Player`` saved at ``path``; a file that is no AlphaZero checkpoint, or one of
     another game than ``game`` (where given), is a ValueError."""
-    try:
-        data = torch.load(path, weights_only=True, map_location="cpu")
-    except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as e:
-        raise ValueError(f"{path}: not a vecenv AlphaZero checkpoint ({e})") from None
+    data = _read(path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{path}: not a vecenv AlphaZero checkpoint (format {FORMAT})")
-    name = data["game"]
-    if game is not None and registry.resolve(game) != name:
-        raise ValueError(f"{path} was trained on {name}, not {game}")
-    engine = Engine(name, num_envs=1, seed=0, **data["configuration"])
-    features = Features(engine)
-    probe = search.MCTS(engine, 1, evaluator="uniform")
-    network = Network(features.size, probe.num_actions, data["hidden"])
-    network.load_state_dict(data["weights"])
+    try:
+        name = registry.resolve(data["game"])
+        if game is not None and registry.resolve(game) != name:
+            raise ValueError(f"{path} was trained on {name}, not {game}")
+        engine = Engine(name, num_envs=1, seed=0, **data["configuration"])
+        features = Features(engine)
+        probe = search.MCTS(engine, 1, evaluator="uniform")
+        network = Network(features.size, probe.num_actions, data["hidden"])
+        network.load_state_dict(data["weights"])
+    except (KeyError, TypeError, RuntimeError) as e:  # a damaged or hand-made file
+        raise ValueError(
+            f"{path}: a damaged AlphaZero checkpoint ({type(e).__name__}: {e})"
+        ) from None
     network.eval()
-    return Player(name, network, features, data["configuration"])
+    config = data.get("config")
+    simulations = config.get("eval_simulations") if isinstance(config, dict) else None
+    if not is_integer(simulations) or not 1 <= simulations <= search.MAX_SIMULATIONS:
+        simulations = 64
+    return Player(name, network, features, data["configuration"], simulations)

@@ -5,12 +5,16 @@ matches with ``vecenv.selfplay.play`` (seats alternating), locally or over a Ray
 (``cluster=``, the same results), and rates the agents with OpenSkill's Plackett-Luce model
 (``pip install openskill``), updating match by match in a fixed order so that the same seed
 gives the same ratings. Agents are built-in names (the search agent ``mcts`` or ``mcts:N``
-included), saved policies (``.pt`` checkpoints of ``vecenv train ppo``) or Python policies
-(callables, or ``module:function`` references).
+included), checkpoints (``FILE.pt``: a policy saved by ``vecenv train ppo``, or a network saved
+by ``vecenv train alphazero``, which plays with search, ``FILE.pt:N`` N simulations a move) or
+Python policies (callables, or ``module:function`` references).
 """
 
 import html
 import importlib
+import os
+import pickle
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,19 +22,24 @@ import numpy as np
 from . import registry, search, selfplay
 from .seats import agent_name
 
+# A checkpoint named as a player: FILE.pt, or FILE.pt:N (an AlphaZero network, N simulations).
+CHECKPOINT = re.compile(r"(?P<path>.+\.pt)(?::(?P<simulations>\d+))?")
+
 
 def agent(spec, game=None):
-    """A tournament entrant from its command-line spelling: a ``.pt`` checkpoint (a saved
-    policy, which must have been trained on ``game`` where given), ``module:function`` (a
-    Python policy), the search agent (``mcts``, ``mcts:N``) or a built-in agent's name."""
+    """A tournament entrant from its command-line spelling: a checkpoint (``FILE.pt`` or
+    ``FILE.pt:N``, trained on ``game`` where given; see ``checkpoint``),
+    ``module:function`` (a Python policy), the search agent (``mcts``, ``mcts:N``) or a
+    built-in agent's name."""
     if not isinstance(spec, str):
         return spec
     if search.agent_spec(spec) is not None:
         return spec
-    if spec.endswith(".pt"):
-        from vecenv import ppo
-
-        return ppo.load(spec, game=game).selfplay
+    match = CHECKPOINT.fullmatch(spec)
+    if match is not None:
+        simulations = match.group("simulations")
+        simulations = None if simulations is None else int(simulations)
+        return checkpoint(match.group("path"), game, simulations, name=spec)
     if ":" in spec:
         module, _, name = spec.partition(":")
         function = getattr(importlib.import_module(module), name, None)
@@ -38,6 +47,57 @@ def agent(spec, game=None):
             raise ValueError(f"{spec!r} names no function")
         return function
     return spec
+
+
+def checkpoint(path, game=None, simulations=None, name=None):
+    """The player saved at ``path``, told apart by its contents: a PPO policy (``vecenv train
+    ppo``) plays its network's moves; an AlphaZero network (``vecenv train alphazero``) plays
+    with the search, ``simulations`` a move (None: those its run evaluated it with; 0: the
+    network alone, no search). A missing file, a file that is neither, or a checkpoint of
+    another game than ``game`` is a ValueError."""
+    from vecenv import alphazero, ppo  # PyTorch: only where a checkpoint is named
+
+    if not os.path.isfile(path):
+        raise ValueError(f"{path}: no such checkpoint file")
+    name = path if name is None else name
+    kind = _format(path)
+    if kind == alphazero.FORMAT:
+        player = alphazero.load(path, game=game)
+        if simulations == 0:
+            return _Named(player.policy, name)
+        return player.agent(simulations, name=name)
+    if kind != ppo.checkpoint.FORMAT:
+        raise ValueError(
+            f"{path}: not a vecenv checkpoint (a policy of vecenv train ppo or a network of "
+            "vecenv train alphazero)"
+        )
+    if simulations is not None:
+        raise ValueError(
+            f"{name!r}: only an AlphaZero checkpoint (vecenv train alphazero) plays with "
+            f"N simulations; {path} is a PPO policy"
+        )
+    return ppo.load(path, game=game).selfplay
+
+
+def _format(path):
+    """The ``format`` a checkpoint file declares (None where it is none)."""
+    import torch
+
+    try:
+        data = torch.load(path, weights_only=True, map_location="cpu")
+    except (OSError, RuntimeError, EOFError, ValueError, pickle.UnpicklingError):
+        return None
+    return data.get("format") if isinstance(data, dict) else None
+
+
+class _Named:
+    """A Python policy under another name (the spelling that named it)."""
+
+    def __init__(self, policy, name):
+        self.policy, self.__name__ = policy, name
+
+    def __call__(self, obs, legal):
+        return self.policy(obs, legal)
 
 
 def _name(entrant, spec):

@@ -93,7 +93,8 @@ def add_parser(sub):
         required=True,
         metavar=("A", "B"),
         help="two agents: built-in names (mcts, or mcts:N for N simulations a move, the "
-        "search, is every game's), saved policies (FILE.pt) or module:function",
+        "search, is every game's), checkpoints (FILE.pt of vecenv train ppo or alphazero; "
+        "FILE.pt:N an AlphaZero network with N simulations a move) or module:function",
     )
     play.add_argument("--matches", type=positive_int, default=1000, help="matches (default 1000)")
     play.add_argument("--seed", type=seed, default=0, help="seed of the matches (default 0)")

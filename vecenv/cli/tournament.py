@@ -59,8 +59,9 @@ def add_parser(sub):
         help="a round robin of several agents, with ratings and a cross-table",
         description="Every pair of AGENTS plays M matches (seats alternating); prints the "
         "cross-table of scores and OpenSkill ratings. An agent is a built-in name (mcts or "
-        "mcts:N, the search, is every game's), a saved policy (FILE.pt) or a Python policy "
-        "(module:function).",
+        "mcts:N, the search, is every game's), a checkpoint (FILE.pt of vecenv train ppo or "
+        "alphazero; FILE.pt:N an AlphaZero network with N simulations a move) or a Python "
+        "policy (module:function).",
     )
     p.add_argument("game", help=f"a two-agent game: {', '.join(two_agent_games())}")
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT", help="two or more")
