@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+import vecenv
 from tests.envs.reference import need
 from tests.test_cli import run as cli
 
@@ -78,7 +79,8 @@ def test_the_same_seed_repeats_the_run_and_another_seed_does_not(runs):
 
 
 def test_the_loss_falls_on_a_fixed_buffer():
-    config = alphazero.AlphaZeroConfig(seed=5, **{**TINY, "learning_rate": 1e-2})
+    # value_mix 0: the value targets are the outcomes alone
+    config = alphazero.AlphaZeroConfig(seed=5, **{**TINY, "learning_rate": 1e-2, "value_mix": 0.0})
     trainer = alphazero.Trainer("tictactoe", config)
     x, policy, outcome, _ = alphazero.self_play(
         trainer.engine, trainer.mcts, trainer.features, config, 0, trainer.rng
@@ -97,6 +99,24 @@ def test_the_loss_falls_on_a_fixed_buffer():
     for _ in range(100):
         alphazero.update(trainer.network, trainer.optimizer, batch)
     assert loss() < 0.8 * before
+
+
+def test_the_crossed_features_are_the_board_as_each_mark_sees_it():
+    engine = vecenv.make("tictactoe", num_envs=4, seed=1)
+    engine.step(np.array([[4, 0], [0, 0], [8, 0], [1, 0]]))  # the first seat takes a cell
+    plain, crossed = alphazero.Features(engine), alphazero.Features(engine, cross=True)
+    seat = np.array([0, 1, 0, 1])
+    obs = {"board": engine.obs["board"], "mark": engine.obs["mark"][np.arange(4), seat]}
+    x, y = plain(obs), crossed(obs)
+    np.testing.assert_array_equal(y[:, : plain.size], x)
+    board = x[:, :27].reshape(4, 9, 3)  # cells: empty, mark 1, mark 2
+    mark = x[:, 27:29]
+    expected = board[:, :, :, None] * mark[:, None, None, :]
+    np.testing.assert_array_equal(y[:, plain.size :], expected.reshape(4, -1))
+    assert (
+        crossed.size == plain.size + 9 * 3 * 2
+        and y[:, plain.size :].sum(axis=1).tolist() == [9] * 4
+    )
 
 
 def test_a_checkpoint_reloads_and_plays(runs):
@@ -172,6 +192,8 @@ def test_bad_checkpoints_named_as_players_are_refused(runs, tmp_path, capsys):
         (dict(dirichlet_fraction=2.0), "dirichlet_fraction"),
         (dict(selection="uct"), "selection"),
         (dict(hidden=(0,)), "hidden"),
+        (dict(value_mix=1.5), "value_mix"),
+        (dict(cross_features="yes"), "cross_features"),
         (dict(iterations=0, seconds=0), "needs an end"),
     ],
 )

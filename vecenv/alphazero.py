@@ -59,6 +59,8 @@ class AlphaZeroConfig:
     updates: int = 100
     buffer_size: int = 100_000
     temperature_moves: int = 8
+    value_mix: float = 0.5
+    cross_features: bool = True
     dirichlet_fraction: float = 0.25
     dirichlet_alpha: float = 0.3
     eval_every: int = 10
@@ -97,6 +99,7 @@ class AlphaZeroConfig:
             "weight_decay": (0.0, None),
             "dirichlet_fraction": (0.0, 1.0),
             "dirichlet_alpha": (0.0, None),
+            "value_mix": (0.0, 1.0),
         }
         for name, (low, high) in floats.items():
             value = getattr(self, name)
@@ -106,6 +109,9 @@ class AlphaZeroConfig:
                 raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}")
         if self.learning_rate <= 0:
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate!r}")
+        if not isinstance(self.cross_features, (bool, np.bool_)):
+            raise ValueError(f"cross_features must be True or False, got {self.cross_features!r}")
+        self.cross_features = bool(self.cross_features)
         if self.selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
         if not self.iterations and not self.seconds:
@@ -123,11 +129,18 @@ class AlphaZeroConfig:
 class Features:
     """The network's input from a batch of observations seen by the seat to move: every field
     but ``legal`` flattened, an integer field of at most ``ONE_HOT_LIMIT`` values one-hot (a
-    board's cells are categories, not magnitudes)."""
+    board's cells are categories, not magnitudes).
 
-    def __init__(self, engine):
+    With ``cross``, also every shared categorical field's one-hot crossed with each categorical
+    scalar of the seat's own (a board's cells as seen by each ``mark``): "a stone of the seat to
+    move" is then one input, not a product of two the network must learn to form, and the
+    board reads the same for either seat."""
+
+    def __init__(self, engine, cross=False):
         self.fields = []
+        self.crosses = []  # (shared field index, own scalar field index)
         size = 0
+        shared, own = [], []
         for f in engine.observation:
             if f.name == "legal":
                 continue
@@ -137,21 +150,33 @@ class Features:
             integer = np.issubdtype(f.dtype, np.integer) and np.isfinite([low, high]).all()
             if integer and 0 < high - low + 1 <= ONE_HOT_LIMIT:
                 categories = int(high - low + 1)
+            if categories and f.shared:
+                shared.append(len(self.fields))
+            elif categories and cells == 1:
+                own.append(len(self.fields))
             self.fields.append((f.name, cells, int(low) if categories else 0, categories))
             size += cells * max(categories, 1)
+        if cross:
+            for s in shared:
+                for o in own:
+                    self.crosses.append((s, o))
+                    size += self.fields[s][1] * self.fields[s][3] * self.fields[o][3]
+        self.cross = bool(cross)
         self.size = size
 
     def __call__(self, obs):
-        parts = []
-        for name, cells, low, categories in self.fields:
+        parts, onehots = [], {}
+        for k, (name, cells, low, categories) in enumerate(self.fields):
             x = np.asarray(obs[name]).reshape(-1, cells)
             if categories:
-                onehot = np.zeros((x.shape[0], cells, categories), dtype=np.float32)
                 index = np.clip(x.astype(np.int64) - low, 0, categories - 1)
-                np.put_along_axis(onehot, index[..., None], 1.0, axis=2)
-                parts.append(onehot.reshape(x.shape[0], -1))
+                onehots[k] = np.eye(categories, dtype=np.float32)[index]  # (T, cells, categories)
+                parts.append(onehots[k].reshape(x.shape[0], -1))
             else:
                 parts.append(np.nan_to_num(x.astype(np.float32)))
+        for s, o in self.crosses:
+            crossed = onehots[s][..., None] * onehots[o][:, 0, None, None, :]
+            parts.append(crossed.reshape(crossed.shape[0], -1))
         return np.concatenate(parts, axis=1)
 
 
@@ -208,7 +233,7 @@ def self_play(engine, mcts, features, config, iteration, rng):
     n = engine.num_envs
     engine.reset(seed=_stream_seed(config.seed, iteration, 0))
     rows = np.arange(n)
-    xs, policies, movers, games = [], [], [], []
+    xs, policies, movers, games, values = [], [], [], [], []
     ply = 0
     while True:
         states = engine.get_state()
@@ -227,6 +252,10 @@ def self_play(engine, mcts, features, config, iteration, rng):
             p = result.policy[to_move]
             drawn = (p.cumsum(axis=1) > rng.random((p.shape[0], 1))).argmax(axis=1)
             action[to_move] = drawn + mcts.low
+        elif config.selection == "gumbel" and ply >= config.temperature_moves:
+            # past the opening the games play the improved policy's best action, so their
+            # outcomes say what the positions are worth, not what the exploration did
+            action[to_move] = np.argmax(result.policy[to_move], axis=1) + mcts.low
         obs = {}
         for f in engine.observation:
             arr = engine.obs[f.name]
@@ -235,6 +264,7 @@ def self_play(engine, mcts, features, config, iteration, rng):
         policies.append(result.policy[to_move].astype(np.float32))
         movers.append(seat[to_move])
         games.append(rows[to_move])
+        values.append(result.root_value[to_move])
         actions = np.full((n, 2), mcts.low, dtype=np.int64)
         actions[rows[to_move], seat[to_move]] = action[to_move]
         engine.step(actions)
@@ -243,8 +273,11 @@ def self_play(engine, mcts, features, config, iteration, rng):
     x = np.concatenate(xs)
     policy = np.concatenate(policies)
     game, mover = np.concatenate(games), np.concatenate(movers)
-    outcome = np.sign(rewards[game, mover] - rewards[game, 1 - mover]).astype(np.float32)
-    return x, policy, outcome, ply
+    outcome = np.sign(rewards[game, mover] - rewards[game, 1 - mover])
+    # the value target: the game's outcome for the mover, mixed with the search's root value
+    # (less noisy where one game's later moves decided it)
+    target = (1.0 - config.value_mix) * outcome + config.value_mix * np.concatenate(values)
+    return x, policy, target.astype(np.float32), ply
 
 
 class Buffer:
@@ -320,7 +353,7 @@ class Trainer:
         )
         self.game = self.engine.name
         self.configuration = dict(configuration)
-        self.features = Features(self.engine)
+        self.features = Features(self.engine, cross=config.cross_features)
         probe = search.MCTS(self.engine, 1, evaluator="uniform")
         self.low, self.num_actions = probe.low, probe.num_actions
         self.network = Network(self.features.size, self.num_actions, config.hidden)
@@ -580,7 +613,9 @@ def load(path, game=None):
         if game is not None and registry.resolve(game) != name:
             raise ValueError(f"{path} was trained on {name}, not {game}")
         engine = Engine(name, num_envs=1, seed=0, **data["configuration"])
-        features = Features(engine)
+        config = data.get("config")
+        config = config if isinstance(config, dict) else {}
+        features = Features(engine, cross=bool(config.get("cross_features", False)))
         probe = search.MCTS(engine, 1, evaluator="uniform")
         network = Network(features.size, probe.num_actions, data["hidden"])
         network.load_state_dict(data["weights"])
@@ -589,8 +624,7 @@ def load(path, game=None):
             f"{path}: a damaged AlphaZero checkpoint ({type(e).__name__}: {e})"
         ) from None
     network.eval()
-    config = data.get("config")
-    simulations = config.get("eval_simulations") if isinstance(config, dict) else None
+    simulations = config.get("eval_simulations")
     if not is_integer(simulations) or not 1 <= simulations <= search.MAX_SIMULATIONS:
         simulations = 64
     return Player(name, network, features, data["configuration"], simulations)

@@ -18,6 +18,7 @@ from .common import (
     positive_float,
     positive_int,
     seed,
+    unit_interval,
 )
 from .ppo import DEFAULT_RUNS, _need_torch, _wrote
 
@@ -42,6 +43,8 @@ def cmd_alphazero(args, out):
         "batch_size": args.batch_size,
         "updates": args.updates,
         "buffer_size": args.buffer_size,
+        "temperature_moves": args.temperature_moves,
+        "value_mix": args.value_mix,
         "eval_every": args.eval_every,
         "eval_matches": args.eval_matches,
         "eval_simulations": args.eval_simulations,
@@ -49,6 +52,8 @@ def cmd_alphazero(args, out):
         "seed": args.seed,
         "torch_threads": args.torch_threads,
     }
+    if args.features is not None:
+        values["cross_features"] = args.features == "cross"
     if args.hidden is not None:
         values["hidden"] = tuple(parse_ints(args.hidden, "--hidden"))
     if args.opponents is not None:
@@ -119,6 +124,21 @@ def add_parser(kinds):
     p.add_argument("--batch-size", type=positive_int, help="minibatch size (256)")
     p.add_argument("--updates", type=count, help="minibatches per iteration (100)")
     p.add_argument("--buffer-size", type=positive_int, help="positions kept (100000)")
+    p.add_argument(
+        "--temperature-moves",
+        type=count,
+        help="plies that explore before the games play the search's best move (8)",
+    )
+    p.add_argument(
+        "--value-mix",
+        type=unit_interval,
+        help="weight of the search's root value in the value target, the outcome's the rest (0.5)",
+    )
+    p.add_argument(
+        "--features",
+        choices=("cross", "plain"),
+        help="the board also as seen by the seat's mark (cross, the default) or not (plain)",
+    )
     p.add_argument("--eval-every", type=count, help="iterations between evaluations (10; 0: none)")
     p.add_argument("--eval-matches", type=positive_int, help="matches per opponent (100)")
     p.add_argument("--eval-simulations", type=positive_int, help="the player's simulations (64)")
