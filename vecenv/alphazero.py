@@ -2,24 +2,29 @@
 
 ``train(game, config, run_dir)`` repeats: play ``num_games`` games at once from the start to their
 ends, every move chosen by ``vecenv.search.MCTS`` with the network as its batched evaluator
-(Gumbel MuZero's root selection by default, whose sampled action explores and whose improved
+(Gumbel MuZero's root selection by default, whose sampled action explores for the first
+``temperature_moves`` plies, its improved policy's best action after them, and whose improved
 policy is the target; or PUCT with Dirichlet noise at the root and moves drawn from the visit
 counts for the first ``temperature_moves`` plies); each position seen by the seat to move goes
-into the replay buffer with the search's policy and the game's outcome for that seat; then
+into the replay buffer with the search's policy and a value target for that seat (the game's
+outcome, mixed with the search's root value by ``value_mix``); then
 ``updates`` steps of Adam on minibatches of the buffer (cross-entropy to the policy, squared error
 to the outcome). Every ``eval_every`` iterations the network plus search plays ``random``,
 ``negamax`` (where the game has it) and ``mcts`` through ``vecenv.selfplay.play``, with Wilson
 95% intervals.
 
 The network is an MLP over the observation seen by the seat to move (every field but ``legal``,
-small integer fields one-hot), with a policy head (logits per action) and a tanh value head.
+small integer fields one-hot, and with ``cross_features`` the board crossed with the seat's own
+mark: see ``Features``), with a policy head (logits per action) and a tanh value head.
 The same seed gives the same run where torch runs deterministically (one torch thread, CPU).
 
 A run writes ``model.pt`` (and ``checkpoint-K.pt`` every ``checkpoint_every`` iterations),
 ``curve.csv`` (loss and win rates per iteration), ``curve.png`` where matplotlib is installed and
 ``run.json``; Ctrl-C ends it after saving what was learned. ``load(path)`` gives a ``Player``
 whose ``agent(simulations)`` is an ``mcts`` agent searching with the network and whose
-``policy`` plays the network alone, both seatable in ``selfplay.play`` and tournaments.
+``policy`` plays the network alone, both seatable in ``selfplay.play`` and tournaments; on the
+command line and in ``vecenv.tournament.agent`` a checkpoint is spelt ``FILE.pt`` or
+``FILE.pt:N`` (N simulations a move).
 """
 
 import csv
