@@ -430,7 +430,11 @@ def train(game, config, run_dir, on_iteration=None, **configuration):
             run.games += config.num_games
             run.positions += row["positions"]
             k = trainer.done
-            if config.eval_every and (k % config.eval_every == 0 or _over(run, config, 0)):
+            # the last iteration (by count or by time) is evaluated too
+            last = bool(config.iterations and k >= config.iterations) or bool(
+                config.seconds and time.perf_counter() - start >= config.seconds
+            )
+            if config.eval_every and (k % config.eval_every == 0 or last):
                 for summary in evaluate(trainer.player(), config, seed=config.seed + k):
                     run.evaluations.append((k, summary))
                     row[f"win_{summary.agents[1]}"] = summary.win_rate[0]
