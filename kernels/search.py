@@ -32,7 +32,7 @@ import math
 import numba as nb
 import numpy as np
 from llvmlite import ir
-from numba.core import types
+from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from .agents import AGENT_RNG
@@ -622,6 +622,34 @@ def _pointer(typingctx, address):
         return builder.inttoptr(args[0], context.get_value_type(types.voidptr))
 
     return types.voidptr(types.int64), codegen
+
+
+@intrinsic
+def unowned(typingctx, value):
+    """``value`` (an array, or a tuple of arrays and other values) as views of the same memory
+    that own none of it. numba counts the references of an array handed to a function it did not
+    inline with an atomic increment and decrement at every call, which cost a search's
+    simulation more than its selection arithmetic; a view owning nothing makes each a test of a
+    null pointer. The caller keeps the memory alive while the views are used."""
+
+    def strip(context, builder, typ, val):
+        if isinstance(typ, types.Array):
+            ary = context.make_array(typ)(context, builder, value=val)
+            ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+            ary.parent = cgutils.get_null_value(ary.parent.type)
+            return ary._getvalue()
+        if isinstance(typ, types.BaseTuple):
+            items = [
+                strip(context, builder, t, builder.extract_value(val, k)) for k, t in enumerate(typ)
+            ]
+            return context.make_tuple(builder, typ, items)
+        context.nrt.incref(builder, typ, val)  # returned as a new reference, as the arrays are
+        return val
+
+    def codegen(context, builder, signature, args):
+        return strip(context, builder, signature.args[0], args[0])
+
+    return value(value), codegen
 
 
 @intrinsic

@@ -54,6 +54,7 @@ from vecenv.kernels.search import (
     SIMULATIONS,
     TERMINAL,
     call_tree_op,
+    unowned,
 )
 from vecenv.kernels.state import TERMINATED, TRUNCATED
 from vecenv.kernels.turns import ACTIVE
@@ -217,6 +218,9 @@ def simulate(t, row, used, cfg, tree, game, obs, searcher, r, iparams, op, conte
 @nb.njit(cache=True, error_model="numpy", nogil=True)
 def run(states, rows, seats, cfgs, tree, game, obs, words, iparams, op, context, lo, hi):
     """The whole search of every tree, its leaves evaluated inside it (ROLLOUT or UNIFORM)."""
+    states, rows, seats, cfgs, tree, game, obs, words, iparams = unowned(
+        (states, rows, seats, cfgs, tree, game, obs, words, iparams)
+    )
     rollouts = iparams[EVALUATION] == ROLLOUT
     for t in range(lo, hi):
         row = rows[t]
@@ -245,6 +249,9 @@ def run(states, rows, seats, cfgs, tree, game, obs, words, iparams, op, context,
 @nb.njit(cache=True, error_model="numpy", nogil=True)
 def begin(states, rows, seats, cfgs, tree, game, obs, used, lo, hi):
     """Every tree's root, its observation in the observation rows, for a Python evaluator."""
+    states, rows, seats, cfgs, tree, game, obs, used = unowned(
+        (states, rows, seats, cfgs, tree, game, obs, used)
+    )
     for t in range(lo, hi):
         used[t] = 1
         begin_tree(
@@ -289,6 +296,9 @@ def descend(
 ):
     """Every tree's next simulation down to its leaf: ``leaves``, ``codes`` and the leaves'
     seats to move (``movers``, -1 at a terminal node); the observation rows hold the leaves'."""
+    rows, seats, cfgs, tree, game, obs, words, iparams, used = unowned(
+        (rows, seats, cfgs, tree, game, obs, words, iparams, used)
+    )
     for t in range(lo, hi):
         row = rows[t]
         leaf, code = simulate(
