@@ -304,7 +304,7 @@ def root_value(r, nodes, prior, legal, noise, scratch, value, fparams, iparams):
 # -- selection -------------------------------------------------------------------------------------
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def puct_select(nodes, children, prior, legal, n, fparams):
     """mctx's ``muzero_action_selection`` at node ``n``: Q normalised by the node's value and
     its children's (``qtransform_by_parent_and_siblings``), unvisited actions at the minimum,
@@ -339,7 +339,7 @@ def puct_select(nodes, children, prior, legal, n, fparams):
     return chosen
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def uct_select(nodes, children, legal, n, fparams):
     """OpenSpiel's ``MCTSBot`` UCT at node ``n``: an unvisited legal action first, else the
     highest ``Q + c * sqrt(log(N) / visits)``."""
@@ -472,7 +472,7 @@ def gumbel_interior_select(nodes, children, prior, legal, n, fparams, scratch):
     return chosen
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def select(nodes, children, prior, legal, n, noise, table, fparams, iparams, scratch):
     """The action the search takes at node ``n`` (-1 where it has no legal action)."""
     rule = iparams[SELECTION]

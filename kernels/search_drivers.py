@@ -85,7 +85,9 @@ def legal_row(legal_view, t, seat):
     return legal_view[t, min(seat, legal_view.shape[1] - 1)]
 
 
-@nb.njit(cache=True, error_model="numpy")
+# Inlined (into ``simulate``, its one caller): a call hands over every array of the tree and the
+# game field by field, which cost a simulation more than the node's step.
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def make_node(t, n, a, c, cfg, records, nodes, children, legal, game, obs, searcher, r, iparams):
     """Node ``c``, node ``n``'s child by action ``a``: its record stepped from ``n``'s, its
     edge, its legal actions; the observation row ``t`` then holds its observation."""
@@ -132,7 +134,7 @@ def make_node(t, n, a, c, cfg, records, nodes, children, legal, game, obs, searc
     children[n, a] = c
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def rollout(t, s, seat, cfg, game, obs, r, iparams):
     """The value for ``seat`` of record ``s`` (whose observation row ``t`` holds) by one random
     playout: the sum of its rewards over uniformly random legal moves to the end."""
@@ -181,7 +183,7 @@ def begin_tree(t, state, cfg, records, nodes, children, legal, game, obs, search
     root.discount = 0.0
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def simulate(t, row, used, cfg, tree, game, obs, searcher, r, iparams, op, context):
     """One simulation of tree ``t`` down to its leaf, which it makes (node ``used``) where it
     leaves the tree: ``(leaf, code)``, ``kernels/search``'s FRESH, TERMINAL or AGAIN; the
