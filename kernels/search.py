@@ -266,7 +266,7 @@ def propagate(nodes, leaf, value):
         index = below.parent
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def settle(nodes, leaf, code, value):
     """Count the simulation that ended at ``leaf``: a terminal node's visit of value 0; a
     node's first visit, of the evaluator's ``value``; or (AGAIN) its value replaced by
@@ -487,7 +487,7 @@ def select(nodes, children, prior, legal, n, noise, table, fparams, iparams, scr
     return puct_select(nodes, children, prior, legal, n, fparams)
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def walk_down(nodes, children, prior, legal, noise, scratch, table, fparams, iparams, walk):
     """One simulation's way down from the root (mctx's ``simulate``): FRESH where it leaves
     the tree, ``walk`` = (node, action) the node to make; TERMINAL at a terminal node and AGAIN
