@@ -59,6 +59,7 @@ DEFAULT_ROLLOUT_LIMIT = 10_000  # plies of a rollout in a game without a time li
 # The trees' default memory: more positions than it holds are searched in batches (the same
 # results), so a large batch never takes the whole memory budget.
 TREE_BYTES = 256 * 2**20
+TERMS = 2**16  # the most entries of the selection's table of visit counts
 AGENT = "mcts"
 _AGENT_NAME = re.compile(r"mcts(?::([0-9]+))?")
 
@@ -228,6 +229,10 @@ class MCTS:
             rows = min(int(i[kernels.MAX_CONSIDERED]), self.num_actions)
             table = kernels.considered_visits(rows, self.simulations)
         self._params = (f, i, table)
+        # The selection's factor per visit count (a node has at most S + 1 visits; past the
+        # table's end the search computes it).
+        self._terms = np.zeros(min(self.simulations + 2, TERMS))
+        kernels.visit_terms(f, i, self._terms)
         self._trees = 0  # trees allocated
         self._drivers = None
         self._pool = None  # the threads of a search on several
@@ -323,6 +328,8 @@ class MCTS:
             assert arr.flags.c_contiguous
             context[k] = arr.ctypes.data
         context[kernels.CTX_TABLE_ROWS], context[kernels.CTX_TABLE_COLUMNS] = table.shape
+        context[kernels.CTX_TERMS] = self._terms.ctypes.data
+        context[kernels.CTX_TERMS_SIZE] = self._terms.shape[0]
         context[kernels.CTX_TREES] = trees
         context[kernels.CTX_NODES_PER_TREE] = m
         context[kernels.CTX_ACTIONS] = a
