@@ -240,11 +240,11 @@ class MCTS:
         if selection == "gumbel":
             rows = min(int(i[kernels.MAX_CONSIDERED]), self.num_actions)
             table = kernels.considered_visits(rows, self.simulations)
-        self._params = (f, i, table)
         # The selection's factor per visit count (a node has at most S + 1 visits; past the
         # table's end the search computes it).
-        self._terms = np.zeros(min(self.simulations + 2, TERMS))
-        kernels.visit_terms(f, i, self._terms)
+        terms = np.zeros(min(self.simulations + 2, TERMS))
+        kernels.visit_terms(f, i, terms)
+        self._params = (f, i, table, terms)
         self._trees = 0  # trees allocated
         self._drivers = None
         self._pool = None  # the threads of a search on several
@@ -320,7 +320,7 @@ class MCTS:
         )
         self._used = np.zeros(trees, dtype=np.int64)
         self._logits = np.zeros((trees, a), dtype=np.float64)
-        fparams, iparams, table = self._params
+        fparams, iparams, table, terms = self._params
         # Every array the context addresses is held here, for as long as the context is used.
         self._held = (
             nodes,
@@ -340,8 +340,8 @@ class MCTS:
             assert arr.flags.c_contiguous
             context[k] = arr.ctypes.data
         context[kernels.CTX_TABLE_ROWS], context[kernels.CTX_TABLE_COLUMNS] = table.shape
-        context[kernels.CTX_TERMS] = self._terms.ctypes.data
-        context[kernels.CTX_TERMS_SIZE] = self._terms.shape[0]
+        context[kernels.CTX_TERMS] = terms.ctypes.data
+        context[kernels.CTX_TERMS_SIZE] = terms.shape[0]
         context[kernels.CTX_TREES] = trees
         context[kernels.CTX_NODES_PER_TREE] = m
         context[kernels.CTX_ACTIONS] = a

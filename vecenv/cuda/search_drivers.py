@@ -40,11 +40,11 @@ def search(states, rows, seats, cfgs, tree, game, obs, words, params, out):
     drawing from ``words[rows[t]]``; its results go into the episode's rows of ``out``.
     ``tree``: (nodes, children, prior, legal, noise, scratch); ``game``: as the CPU search's
     (records, work, legal view, action rows, reward rows, walk); ``params``: (fparams, iparams,
-    table)."""
+    table, the selection's terms per visit count)."""
     t = cuda.grid(1)
     if t >= rows.shape[0]:
         return
-    fparams, iparams, table = params
+    fparams, iparams, table, terms = params
     row = rows[t]
     r = words[row]
     cfg = cfgs[0]
@@ -62,7 +62,7 @@ def search(states, rows, seats, cfgs, tree, game, obs, words, params, out):
     used = 1
     for _ in range(iparams[SIMULATIONS]):
         code = walk_down(
-            nodes, children, prior, legal, noise, scratch, table, fparams, iparams, walk
+            nodes, children, prior, legal, noise, scratch, table, terms, fparams, iparams, walk
         )
         leaf = walk[0]
         if code == FRESH:
