@@ -48,9 +48,10 @@ from vecenv.kernels.agents import AGENT_RNG
 from vecenv.kernels.rng import seed_words
 from vecenv.kernels.turns import ACTIVE, INVALID
 
-from . import memory, registry
+from . import memory, registry, variants
 from .engine import SEED_LIMIT, Engine, fresh_seed, is_integer
 
+DEVICES = ("cpu", "cuda")
 SELECTIONS = {"puct": kernels.PUCT, "uct": kernels.UCT, "gumbel": kernels.GUMBEL}
 EVALUATORS = {"rollout": kernels.ROLLOUT, "uniform": kernels.UNIFORM}
 DEFAULT_SIMULATIONS = 1000
@@ -130,7 +131,17 @@ class MCTS:
         memory_budget: the most bytes the trees may take (bytes or "16G", as ``vecenv.make``'s;
             default ``TREE_BYTES`` or vecenv's budget, whichever is less); one tree over it is a
             ValueError before anything is allocated.
+        device: "cpu", or "cuda" for the search on the GPU (``vecenv.cuda.search``: one thread
+            a tree, leaves evaluated by "rollout" or "uniform"); a GPU engine (``vecenv.make(...,
+            device="cuda")``) given as ``game`` searches there too.
     """
+
+    def __new__(cls, game=None, *args, device="cpu", **kwargs):
+        if device not in DEVICES:
+            raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+        if cls is MCTS and (device == "cuda" or getattr(game, "device", "cpu") == "cuda"):
+            cls = variants.find("cuda", "search")()
+        return super().__new__(cls)
 
     def __init__(
         self,
@@ -154,6 +165,7 @@ class MCTS:
         rollout_limit=None,
         max_trees=None,
         memory_budget=None,
+        device="cpu",
         **configuration,
     ):
         if isinstance(game, Engine):
@@ -426,15 +438,12 @@ class MCTS:
             chunk = min(rows.size, self.max_trees)
             if chunk > self._trees:
                 self._allocate(chunk)
-            context = self._context
-            context[kernels.CTX_WORDS] = words.ctypes.data
-            for k, arr in enumerate(out):
-                context[kernels.CTX_ACTION + k] = arr.ctypes.data
-            context[kernels.CTX_EPISODES] = n
+            self._begin_batch(states, words, out)
             seats = np.ascontiguousarray(seats, dtype=np.int64)
             for start in range(0, rows.size, chunk):
                 part = rows[start : start + chunk]
                 self._run(drivers, states, part, seats[part], words)
+            self._end_batch(words, out)
         searched = np.zeros(n, dtype=np.bool_)
         searched[rows] = True
         action = np.where(index >= 0, index + self.low, self.low - 1)
@@ -447,6 +456,18 @@ class MCTS:
             searched=searched,
             seats=np.where(searched, seats, -1),
         )
+
+    def _begin_batch(self, states, words, out):
+        """Before the trees of one search run: where they read the streams ``words`` and write
+        the results ``out`` (by episode)."""
+        context = self._context
+        context[kernels.CTX_WORDS] = words.ctypes.data
+        for k, arr in enumerate(out):
+            context[kernels.CTX_ACTION + k] = arr.ctypes.data
+        context[kernels.CTX_EPISODES] = states.shape[0]
+
+    def _end_batch(self, words, out):
+        """After the trees of one search ran (the streams and results are in place here)."""
 
     def _run(self, drivers, states, rows, seats, words):
         cfgs, tree, game, obs = self.engine._cfg, self._tree, self._game, self._obs
@@ -542,6 +563,7 @@ class MCTS:
             "_used",
             "_logits",
             "_pool",
+            "_batch",
         ):
             state.pop(key, None)
         state["_trees"] = 0

@@ -5,13 +5,11 @@ The engine's own contract (``vecenv check``), pickles and the GPU engine on the 
 run for every game by ``tests/test_contract.py``, ``tests/test_pickle.py`` and ``tests/cuda``.
 """
 
-import random
-
 import gymnasium
 import numpy as np
-import pytest
 
 import vecenv
+from tests.envs.aec_beside_kaggle import play_aec_beside_kaggle
 from vecenv import aisys, kaggle
 from vecenv.cli import main
 from vecenv.envs.chess import fen as chess_fen
@@ -49,31 +47,8 @@ def test_a_fen_position_becomes_a_kaggle_history():
 
 
 def test_pettingzoos_aec_face_is_the_kaggle_faces():
-    pettingzoo = pytest.importorskip("vecenv.pettingzoo", reason="PettingZoo is a test extra")
     for seed in range(2):
-        rng = random.Random(seed)
-        env = pettingzoo.env("chess")
-        env.reset(seed=seed)
-        theirs = kaggle.make("chess")
-        plies = 0
-        totals = dict.fromkeys(env.possible_agents, 0.0)
-        for agent in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            move = rng.choice(np.flatnonzero(observation["action_mask"]).tolist())
-            actions = [None, None]
-            actions[env.possible_agents.index(agent)] = move
-            theirs.step(actions)
-            env.step(move)
-            plies += 1
-            for a, r in env.rewards.items():
-                totals[a] += r
-            mine = env.observe(env.possible_agents[0])["observation"]
-            assert list(mine["board"]) == theirs.state[0].observation.board
-        assert theirs.done and plies >= 4
-        assert [s.reward for s in theirs.state] == list(totals.values())
+        assert play_aec_beside_kaggle("chess", seed) >= 4
 
 
 def test_the_multi_agent_vector_env_plays_legal_moves():

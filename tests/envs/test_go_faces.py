@@ -13,6 +13,7 @@ import vecenv
 from tests.aisys.test_face import engine_outcome, kaggle_replay
 from tests.aisys.test_face import make as make_aisys
 from tests.aisys.test_face import play as play_aisys
+from tests.envs.aec_beside_kaggle import play_aec_beside_kaggle
 from tests.kaggle import test_html_replay as replay
 from vecenv import aisys, kaggle
 from vecenv.cli import main
@@ -58,29 +59,8 @@ def test_a_kaggle_run_is_the_engines_game(size):
 
 
 def test_pettingzoo_aec_plays_as_the_kaggle_face():
-    vp = pytest.importorskip("vecenv.pettingzoo", reason="PettingZoo is a test extra")
     for seed in range(2):
-        rng = random.Random(seed)
-        env = vp.env("go")
-        env.reset(seed=seed)
-        theirs = kaggle.make("go")
-        totals = dict.fromkeys(env.possible_agents, 0.0)
-        for agent in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            move = rng.choice(np.flatnonzero(observation["action_mask"]).tolist())
-            actions = [None, None]
-            actions[env.possible_agents.index(agent)] = move
-            theirs.step(actions)
-            env.step(move)
-            for a, r in env.rewards.items():
-                totals[a] += r
-            board = env.observe(env.possible_agents[0])["observation"]["board"]
-            np.testing.assert_array_equal(board, theirs.state[0].observation.board)
-        assert theirs.done and not env.agents
-        assert list(totals.values()) == [s.reward for s in theirs.state]
+        assert play_aec_beside_kaggle("go", seed) > 0
 
 
 @pytest.mark.parametrize("seat", [0, 1])
