@@ -1,18 +1,18 @@
 """Batched MCTS against its peers: simulations per second, side by side in one run.
 
-Not pytest: ``python benchmarks/search_peers.py [--quick] [--out DIR]`` prints the tables of
-docs/search.md (and writes them with the raw figures, ``search.md`` and ``search.json``, to DIR
-where given). Two comparisons:
+Not pytest: ``python benchmarks/search_peers.py [--quick] [--out DIR] [--sides mctx,openspiel]
+[--games tictactoe,connectx,othello]`` prints the tables of docs/search.md (and writes them with the
+raw figures, ``search.md`` and ``search.json``, to DIR where given). Two comparisons:
 
 **mctx with Pgx (JAX on the CPU).** ``mctx.muzero_policy`` (PUCT, no Dirichlet noise) searching N
-positions of Pgx's ``connect_four`` and ``othello`` at once under ``jax.jit``, its
+positions of Pgx's ``tic_tac_toe``, ``connect_four`` and ``othello`` at once under ``jax.jit``, its
 ``recurrent_fn`` Pgx's ``step`` with uniform prior logits (masked to the legal moves, as Pgx's
 AlphaZero example masks them) and a value of 0, against ``vecenv.search.MCTS(game, S,
-selection="puct", evaluator="uniform")`` (uniform priors, every leaf worth 0) on ``connectx`` and
-``othello``: the same N, the same S, the same selection rule, the same leaf values, from the
-games' start. Each round is one search of the N positions; the figure is simulations per second,
-N x S divided by the round's time, the best of the rounds (on a shared machine other work only
-adds time). The sides' rounds alternate. jax's threads are held to one CPU for the one-thread
+selection="puct", evaluator="uniform")`` (uniform priors, every leaf worth 0) on ``tictactoe``,
+``connectx`` and ``othello``: the same N, the same S, the same selection rule, the same leaf values,
+from the games' start. Each round is one search of the N positions; the figure is simulations per
+second, N x S divided by the round's time, the best of the rounds (on a shared machine other work
+only adds time). The sides' rounds alternate. jax's threads are held to one CPU for the one-thread
 figures (as vecenv's are), and run as jax runs by default (on every CPU) beside vecenv's two
 threads. Each side's first call (jax's jit compile; numba's compile or its cache load, with the
 search's shared arithmetic) is timed apart and reported, never counted in the rounds. Targets:
@@ -46,7 +46,11 @@ import numpy as np
 import vecenv
 from vecenv.search import MCTS
 
-MCTX_GAMES = (("connectx", "connect_four"), ("othello", "othello"))
+MCTX_GAMES = (
+    ("tictactoe", "tic_tac_toe"),
+    ("connectx", "connect_four"),
+    ("othello", "othello"),
+)
 OPENSPIEL_GAMES = (
     ("tictactoe", "tic_tac_toe"),
     ("connectx", "connect_four"),
@@ -173,7 +177,7 @@ def mctx_side(modules, game, n, simulations):
     return round_fn, time.perf_counter() - start
 
 
-def compare_mctx(settings, out):
+def compare_mctx(settings, out, games):
     modules = mctx_modules()
     if isinstance(modules, str):
         out["mctx"] = {"skipped": modules}
@@ -183,6 +187,8 @@ def compare_mctx(settings, out):
     n, s = settings["n"], settings["simulations"]
     rows = []
     for ours, theirs in MCTX_GAMES:
+        if ours not in games:
+            continue
         for threads in (1, 2):
             pinned = one_cpu() if threads == 1 else contextlib.nullcontext(False)
             with pinned as held:
@@ -263,7 +269,7 @@ def vecenv_positions(game, lines):
     return engine
 
 
-def compare_openspiel(settings, out):
+def compare_openspiel(settings, out, games):
     if importlib.util.find_spec("pyspiel") is None:
         out["openspiel"] = {"skipped": "OpenSpiel not installed (pip install open_spiel)"}
         print("openspiel: skipped, not installed")
@@ -274,6 +280,8 @@ def compare_openspiel(settings, out):
     rows = []
     with one_cpu() as held:
         for ours, theirs in OPENSPIEL_GAMES:
+            if ours not in games:
+                continue
             lines = positions(ours, count)
             game = pyspiel.load_game(theirs)
             starts = []
@@ -343,8 +351,7 @@ def markdown(report):
     lines = [
         f"Measured {report['date']} on {report['machine']['cores']} CPUs "
         f"({report['machine']['platform']}), load average {report['load_before']} before and "
-        f"{report['load_after']} after; `python benchmarks/search_peers.py"
-        f"{' --quick' if report['quick'] else ''}`.",
+        f"{report['load_after']} after; `{report['command']}`.",
         "",
     ]
     m = report.get("mctx", {})
@@ -390,6 +397,9 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="tiny settings, one round")
     parser.add_argument("--out", default=None, help="a folder for search.json and search.md")
     parser.add_argument("--sides", default="mctx,openspiel", help="comparisons to run")
+    parser.add_argument(
+        "--games", default="tictactoe,connectx,othello", help="games to compare (vecenv's names)"
+    )
     args = parser.parse_args(argv)
     settings = QUICK if args.quick else FULL
     report = {
@@ -399,12 +409,15 @@ def main(argv=None):
         "machine": {"cores": os.cpu_count(), "platform": platform.platform()},
         "load_before": " ".join(f"{x:.2f}" for x in os.getloadavg()),
         "python": sys.version.split()[0],
+        "command": " ".join(["python benchmarks/search_peers.py", *(argv or sys.argv[1:])]),
     }
     sides = args.sides.split(",")
+    games = args.games.split(",")
+    report["games"] = games
     if "mctx" in sides:
-        compare_mctx(settings, report)
+        compare_mctx(settings, report, games)
     if "openspiel" in sides:
-        compare_openspiel(settings, report)
+        compare_openspiel(settings, report, games)
     report["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     if args.out:
         out = Path(args.out)

@@ -11,6 +11,8 @@ smoke run included: there is nothing to run it on in CI).
   built-in random agent, same-step autoreset, T = 32 plies in one launch); Pgx's
   ``connect_four`` under ``jax.jit(vmap)`` in a ``lax.scan`` with ``auto_reset``
   (``harness.pgx_round``); vecenv's CPU ``Seats.step(T)`` on every core.
+- Connect Four search, simulations/s: ``MCTS(..., device="cuda")`` (one thread a tree, random
+  playouts, UCT) against the CPU search on every core, N = 2^10 .. 2^14 positions, S = 64.
 - The end-to-end hand-off: a PyTorch policy's forward pass on the engine's observation buffer (a
   tensor over the same GPU memory) and its argmax stepped as actions, no host copy; against the
   CPU engine whose observations are copied to the GPU and actions back.
@@ -37,6 +39,8 @@ T = 32  # steps (or plies) a round
 EXPONENTS = (12, 14, 16, 18, 20, 22)
 GAMES = {"cartpole": "CartPole-v1", "acrobot": "Acrobot-v1", "pendulum": "Pendulum-v1"}
 SELFPLAY_N = (2**14, 2**18, 2**20)
+SEARCH_N = (2**10, 2**12, 2**14)
+SEARCH_S = 64
 ROUNDS = 5
 ACTION_ROWS = 4  # distinct device action rows cycled through a round (memory at N = 2^22)
 
@@ -78,6 +82,12 @@ def _declare():
         title = f"Connect Four random self-play N={n}"
         report.compare(SECTION, title + " vs Pgx", key + ("vecenv-cuda",), key + ("pgx",),
                        target=10.0, target_text="target >= 10x")  # fmt: skip
+        report.compare(SECTION, title + " vs CPU", key + ("vecenv-cuda",), key + ("vecenv-cpu",))
+    for n in SEARCH_N:
+        key = ("cuda", "search", n)
+        report.label(key + ("vecenv-cuda",), f"vecenv CUDA search N={n} S={SEARCH_S}")
+        report.label(key + ("vecenv-cpu",), f"vecenv CPU search, {CPU_THREADS} threads")
+        title = f"Connect Four search N={n}"
         report.compare(SECTION, title + " vs CPU", key + ("vecenv-cuda",), key + ("vecenv-cpu",))
     for n in (2**16, 2**20):
         key = ("cuda", "torch-handoff", n)
@@ -189,6 +199,31 @@ def test_random_selfplay(benchmark, n, impl):
         round_fn, _ = pgx_round(n, T)
     timed(benchmark, round_fn, ROUNDS)
     report.record(benchmark, ("cuda", "connect_four", n, impl), T, n, unit="plies", impl=impl)
+
+
+@pytest.mark.parametrize("impl", ["vecenv-cuda", "vecenv-cpu"])
+@pytest.mark.parametrize("n", SEARCH_N)
+def test_search(benchmark, n, impl):
+    from vecenv.search import MCTS
+
+    benchmark.group = f"CUDA Connect Four search N={n}"
+    engine = vecenv.make("connectx", n, seed=0, autoreset="disabled")
+    table = Seats(engine)
+    table.assign("random", np.zeros(n, dtype=np.int64))
+    table.assign("random", np.ones(n, dtype=np.int64))
+    table.step(4)  # positions four plies in
+    states = engine.get_state()
+    device = "cuda" if impl == "vecenv-cuda" else "cpu"
+    threads = {} if device == "cuda" else {"num_threads": CPU_THREADS}
+    searcher = MCTS("connectx", SEARCH_S, device=device, **threads)
+
+    def round_fn():
+        searcher.search(states, seed=1)
+
+    round_fn()
+    timed(benchmark, round_fn, ROUNDS)
+    report.record(benchmark, ("cuda", "search", n, impl), SEARCH_S, n, unit="simulations",
+                  impl=impl)  # fmt: skip
 
 
 @pytest.mark.parametrize("impl", ["zero-copy", "host-copies"])

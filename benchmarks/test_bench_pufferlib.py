@@ -25,8 +25,15 @@ from tests.envs.reference import need
 
 SIZES = (64, 4096)
 PRECISIONS = ("float64", "float32")
-# (N, precision): vecenv's steps/s over Ocean's, at least.
-TARGETS = {(64, "float64"): 1.5, (4096, "float64"): 1.2, (4096, "float32"): 1.5}
+# (N, precision): vecenv's steps/s over Ocean's, at least. Ocean computes in float32, so float32
+# is the like-for-like comparison; the float64 rules (bit-exact with gymnasium) spend about 11 ns
+# an episode more in libm's double sin and cos, a third of a small batch's step.
+TARGETS = {
+    (64, "float64"): 1.5,
+    (64, "float32"): 1.5,
+    (4096, "float64"): 1.2,
+    (4096, "float32"): 1.5,
+}
 REPORT_INTERVAL = 128
 SECTION = "PufferLib: CartPole through its vector API (vecenv vs Ocean's C binding, 1 thread)"
 

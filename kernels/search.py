@@ -32,7 +32,7 @@ import math
 import numba as nb
 import numpy as np
 from llvmlite import ir
-from numba.core import types
+from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 from .agents import AGENT_RNG
@@ -124,7 +124,11 @@ CTX_ACTIONS = 19  # A
 CTX_EPISODES = 20  # N
 CTX_TABLE_ROWS = 21  # the schedule's shape (1 x 1 where it is not read)
 CTX_TABLE_COLUMNS = 22
-CTX_SIZE = 23
+CTX_TERMS = (
+    23  # (CTX_TERMS_SIZE,) float64: the selection's factor per visit count (``visit_terms``)
+)
+CTX_TERMS_SIZE = 24
+CTX_SIZE = 25
 
 TINY = np.finfo(np.float64).tiny
 LOW_LOGIT = -1e9  # mctx's floor of a considered score
@@ -266,7 +270,7 @@ def propagate(nodes, leaf, value):
         index = below.parent
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def settle(nodes, leaf, code, value):
     """Count the simulation that ended at ``leaf``: a terminal node's visit of value 0; a
     node's first visit, of the evaluator's ``value``; or (AGAIN) its value replaced by
@@ -304,11 +308,46 @@ def root_value(r, nodes, prior, legal, noise, scratch, value, fparams, iparams):
 # -- selection -------------------------------------------------------------------------------------
 
 
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def uct_term(visits):
+    return math.log(visits)
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def puct_term(visits, fparams):
+    base = fparams[C_BASE]
+    pb_c = fparams[C_INIT] + math.log((visits + base + 1.0) / base)
+    return math.sqrt(visits) * pb_c
+
+
 @nb.njit(cache=True, error_model="numpy")
-def puct_select(nodes, children, prior, legal, n, fparams):
+def visit_terms(fparams, iparams, out):
+    """The factor the selection takes of a node's visit count ``v`` into ``out[v]``, for every
+    count a search reaches: UCT's ``log(v)``, PUCT's ``sqrt(v) * pb_c``. Computed once instead
+    of at every step down (a call of the C library's logarithm), by the same expressions, so
+    the same values."""
+    for v in range(out.shape[0]):
+        if iparams[SELECTION] == UCT:
+            out[v] = uct_term(v)
+        else:
+            out[v] = puct_term(v, fparams)
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def visit_term(terms, visits, fparams, iparams):
+    """``visit_terms``'s entry for ``visits`` (computed where the table stops short)."""
+    if visits < terms.shape[0]:
+        return terms[visits]
+    if iparams[SELECTION] == UCT:
+        return uct_term(visits)
+    return puct_term(visits, fparams)
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def puct_select(nodes, children, prior, legal, n, fparams, scale):
     """mctx's ``muzero_action_selection`` at node ``n``: Q normalised by the node's value and
     its children's (``qtransform_by_parent_and_siblings``), unvisited actions at the minimum,
-    plus ``sqrt(N) * pb_c * prior / (visits + 1)``."""
+    plus ``sqrt(N) * pb_c * prior / (visits + 1)``; ``scale`` is ``sqrt(N) * pb_c``."""
     node_value = nodes[n].value
     low = node_value
     high = node_value
@@ -319,10 +358,6 @@ def puct_select(nodes, children, prior, legal, n, fparams):
             low = min(low, q)
             high = max(high, q)
     span = max(high - low, fparams[EPSILON])
-    visits = nodes[n].visits
-    base = fparams[C_BASE]
-    pb_c = fparams[C_INIT] + math.log((visits + base + 1.0) / base)
-    scale = math.sqrt(visits) * pb_c
     best = -np.inf
     chosen = -1
     for a in range(children.shape[1]):
@@ -339,11 +374,10 @@ def puct_select(nodes, children, prior, legal, n, fparams):
     return chosen
 
 
-@nb.njit(cache=True, error_model="numpy")
-def uct_select(nodes, children, legal, n, fparams):
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def uct_select(nodes, children, legal, n, fparams, log_visits):
     """OpenSpiel's ``MCTSBot`` UCT at node ``n``: an unvisited legal action first, else the
-    highest ``Q + c * sqrt(log(N) / visits)``."""
-    log_visits = math.log(nodes[n].visits)
+    highest ``Q + c * sqrt(log(N) / visits)``; ``log_visits`` is ``log(N)``."""
     c_uct = fparams[UCT_C]
     best = -np.inf
     chosen = -1
@@ -472,8 +506,8 @@ def gumbel_interior_select(nodes, children, prior, legal, n, fparams, scratch):
     return chosen
 
 
-@nb.njit(cache=True, error_model="numpy")
-def select(nodes, children, prior, legal, n, noise, table, fparams, iparams, scratch):
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def select(nodes, children, prior, legal, n, noise, table, terms, fparams, iparams, scratch):
     """The action the search takes at node ``n`` (-1 where it has no legal action)."""
     rule = iparams[SELECTION]
     if rule == GUMBEL:
@@ -482,13 +516,14 @@ def select(nodes, children, prior, legal, n, noise, table, fparams, iparams, scr
                 nodes, children, prior, legal, noise, table, fparams, iparams, scratch
             )
         return gumbel_interior_select(nodes, children, prior, legal, n, fparams, scratch)
+    term = visit_term(terms, nodes[n].visits, fparams, iparams)
     if rule == UCT:
-        return uct_select(nodes, children, legal, n, fparams)
-    return puct_select(nodes, children, prior, legal, n, fparams)
+        return uct_select(nodes, children, legal, n, fparams, term)
+    return puct_select(nodes, children, prior, legal, n, fparams, term)
 
 
-@nb.njit(cache=True, error_model="numpy")
-def walk_down(nodes, children, prior, legal, noise, scratch, table, fparams, iparams, walk):
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def walk_down(nodes, children, prior, legal, noise, scratch, table, terms, fparams, iparams, walk):
     """One simulation's way down from the root (mctx's ``simulate``): FRESH where it leaves
     the tree, ``walk`` = (node, action) the node to make; TERMINAL at a terminal node and AGAIN
     at a node cut off by MAX_DEPTH, ``walk`` = (node, -1)."""
@@ -497,7 +532,7 @@ def walk_down(nodes, children, prior, legal, noise, scratch, table, fparams, ipa
     while True:
         if nodes[n].terminal:
             break
-        a = select(nodes, children, prior, legal, n, noise, table, fparams, iparams, scratch)
+        a = select(nodes, children, prior, legal, n, noise, table, terms, fparams, iparams, scratch)
         if a < 0:  # no legal action: only a terminal node has none, but never loop on it
             break
         c = np.int64(children[n, a])
@@ -625,6 +660,34 @@ def _pointer(typingctx, address):
 
 
 @intrinsic
+def unowned(typingctx, value):
+    """``value`` (an array, or a tuple of arrays and other values) as views of the same memory
+    that own none of it. numba counts the references of an array handed to a function it did not
+    inline with an atomic increment and decrement at every call, which cost a search's
+    simulation more than its selection arithmetic; a view owning nothing makes each a test of a
+    null pointer. The caller keeps the memory alive while the views are used."""
+
+    def strip(context, builder, typ, val):
+        if isinstance(typ, types.Array):
+            ary = context.make_array(typ)(context, builder, value=val)
+            ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+            ary.parent = cgutils.get_null_value(ary.parent.type)
+            return ary._getvalue()
+        if isinstance(typ, types.BaseTuple):
+            items = [
+                strip(context, builder, t, builder.extract_value(val, k)) for k, t in enumerate(typ)
+            ]
+            return context.make_tuple(builder, typ, items)
+        context.nrt.incref(builder, typ, val)  # returned as a new reference, as the arrays are
+        return val
+
+    def codegen(context, builder, signature, args):
+        return strip(context, builder, signature.args[0], args[0])
+
+    return value(value), codegen
+
+
+@intrinsic
 def call_tree_op(typingctx, address, context, op, t, i, j, value):
     """``tree_op(context, op, t, i, j, value)`` called through its ``address``."""
     sig = types.float64(
@@ -671,8 +734,9 @@ def _tree_op(context, op, t, i, j, value):
     if op == OP_WALK:
         table = _view(ctx, CTX_TABLE, (ctx[CTX_TABLE_ROWS], ctx[CTX_TABLE_COLUMNS]), np.int32)
         walk = _view(ctx, CTX_WALK, (trees, 2), np.int64)[t]
+        terms = _view(ctx, CTX_TERMS, (ctx[CTX_TERMS_SIZE],), np.float64)
         return walk_down(
-            nodes, children, prior, legal, noise, scratch, table, fparams, iparams, walk
+            nodes, children, prior, legal, noise, scratch, table, terms, fparams, iparams, walk
         )
     if op == OP_SETTLE:
         if j != TERMINAL:

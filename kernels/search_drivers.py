@@ -54,6 +54,7 @@ from vecenv.kernels.search import (
     SIMULATIONS,
     TERMINAL,
     call_tree_op,
+    unowned,
 )
 from vecenv.kernels.state import TERMINATED, TRUNCATED
 from vecenv.kernels.turns import ACTIVE
@@ -84,7 +85,9 @@ def legal_row(legal_view, t, seat):
     return legal_view[t, min(seat, legal_view.shape[1] - 1)]
 
 
-@nb.njit(cache=True, error_model="numpy")
+# Inlined (into ``simulate``, its one caller): a call hands over every array of the tree and the
+# game field by field, which cost a simulation more than the node's step.
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def make_node(t, n, a, c, cfg, records, nodes, children, legal, game, obs, searcher, r, iparams):
     """Node ``c``, node ``n``'s child by action ``a``: its record stepped from ``n``'s, its
     edge, its legal actions; the observation row ``t`` then holds its observation."""
@@ -131,7 +134,7 @@ def make_node(t, n, a, c, cfg, records, nodes, children, legal, game, obs, searc
     children[n, a] = c
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def rollout(t, s, seat, cfg, game, obs, r, iparams):
     """The value for ``seat`` of record ``s`` (whose observation row ``t`` holds) by one random
     playout: the sum of its rewards over uniformly random legal moves to the end."""
@@ -180,7 +183,7 @@ def begin_tree(t, state, cfg, records, nodes, children, legal, game, obs, search
     root.discount = 0.0
 
 
-@nb.njit(cache=True, error_model="numpy")
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def simulate(t, row, used, cfg, tree, game, obs, searcher, r, iparams, op, context):
     """One simulation of tree ``t`` down to its leaf, which it makes (node ``used``) where it
     leaves the tree: ``(leaf, code)``, ``kernels/search``'s FRESH, TERMINAL or AGAIN; the
@@ -217,6 +220,9 @@ def simulate(t, row, used, cfg, tree, game, obs, searcher, r, iparams, op, conte
 @nb.njit(cache=True, error_model="numpy", nogil=True)
 def run(states, rows, seats, cfgs, tree, game, obs, words, iparams, op, context, lo, hi):
     """The whole search of every tree, its leaves evaluated inside it (ROLLOUT or UNIFORM)."""
+    states, rows, seats, cfgs, tree, game, obs, words, iparams = unowned(
+        (states, rows, seats, cfgs, tree, game, obs, words, iparams)
+    )
     rollouts = iparams[EVALUATION] == ROLLOUT
     for t in range(lo, hi):
         row = rows[t]
@@ -245,6 +251,9 @@ def run(states, rows, seats, cfgs, tree, game, obs, words, iparams, op, context,
 @nb.njit(cache=True, error_model="numpy", nogil=True)
 def begin(states, rows, seats, cfgs, tree, game, obs, used, lo, hi):
     """Every tree's root, its observation in the observation rows, for a Python evaluator."""
+    states, rows, seats, cfgs, tree, game, obs, used = unowned(
+        (states, rows, seats, cfgs, tree, game, obs, used)
+    )
     for t in range(lo, hi):
         used[t] = 1
         begin_tree(
@@ -289,6 +298,9 @@ def descend(
 ):
     """Every tree's next simulation down to its leaf: ``leaves``, ``codes`` and the leaves'
     seats to move (``movers``, -1 at a terminal node); the observation rows hold the leaves'."""
+    rows, seats, cfgs, tree, game, obs, words, iparams, used = unowned(
+        (rows, seats, cfgs, tree, game, obs, words, iparams, used)
+    )
     for t in range(lo, hi):
         row = rows[t]
         leaf, code = simulate(

@@ -48,9 +48,10 @@ from vecenv.kernels.agents import AGENT_RNG
 from vecenv.kernels.rng import seed_words
 from vecenv.kernels.turns import ACTIVE, INVALID
 
-from . import memory, registry
+from . import memory, registry, variants
 from .engine import SEED_LIMIT, Engine, fresh_seed, is_integer
 
+DEVICES = ("cpu", "cuda")
 SELECTIONS = {"puct": kernels.PUCT, "uct": kernels.UCT, "gumbel": kernels.GUMBEL}
 EVALUATORS = {"rollout": kernels.ROLLOUT, "uniform": kernels.UNIFORM}
 DEFAULT_SIMULATIONS = 1000
@@ -59,6 +60,7 @@ DEFAULT_ROLLOUT_LIMIT = 10_000  # plies of a rollout in a game without a time li
 # The trees' default memory: more positions than it holds are searched in batches (the same
 # results), so a large batch never takes the whole memory budget.
 TREE_BYTES = 256 * 2**20
+TERMS = 2**16  # the most entries of the selection's table of visit counts
 AGENT = "mcts"
 _AGENT_NAME = re.compile(r"mcts(?::([0-9]+))?")
 
@@ -130,7 +132,17 @@ class MCTS:
         memory_budget: the most bytes the trees may take (bytes or "16G", as ``vecenv.make``'s;
             default ``TREE_BYTES`` or vecenv's budget, whichever is less); one tree over it is a
             ValueError before anything is allocated.
+        device: "cpu", or "cuda" for the search on the GPU (``vecenv.cuda.search``: one thread
+            a tree, leaves evaluated by "rollout" or "uniform"); a GPU engine (``vecenv.make(...,
+            device="cuda")``) given as ``game`` searches there too.
     """
+
+    def __new__(cls, game=None, *args, device="cpu", **kwargs):
+        if device not in DEVICES:
+            raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+        if cls is MCTS and (device == "cuda" or getattr(game, "device", "cpu") == "cuda"):
+            cls = variants.find("cuda", "search")()
+        return super().__new__(cls)
 
     def __init__(
         self,
@@ -154,6 +166,7 @@ class MCTS:
         rollout_limit=None,
         max_trees=None,
         memory_budget=None,
+        device="cpu",
         **configuration,
     ):
         if isinstance(game, Engine):
@@ -227,7 +240,11 @@ class MCTS:
         if selection == "gumbel":
             rows = min(int(i[kernels.MAX_CONSIDERED]), self.num_actions)
             table = kernels.considered_visits(rows, self.simulations)
-        self._params = (f, i, table)
+        # The selection's factor per visit count (a node has at most S + 1 visits; past the
+        # table's end the search computes it).
+        terms = np.zeros(min(self.simulations + 2, TERMS))
+        kernels.visit_terms(f, i, terms)
+        self._params = (f, i, table, terms)
         self._trees = 0  # trees allocated
         self._drivers = None
         self._pool = None  # the threads of a search on several
@@ -303,7 +320,7 @@ class MCTS:
         )
         self._used = np.zeros(trees, dtype=np.int64)
         self._logits = np.zeros((trees, a), dtype=np.float64)
-        fparams, iparams, table = self._params
+        fparams, iparams, table, terms = self._params
         # Every array the context addresses is held here, for as long as the context is used.
         self._held = (
             nodes,
@@ -323,6 +340,8 @@ class MCTS:
             assert arr.flags.c_contiguous
             context[k] = arr.ctypes.data
         context[kernels.CTX_TABLE_ROWS], context[kernels.CTX_TABLE_COLUMNS] = table.shape
+        context[kernels.CTX_TERMS] = terms.ctypes.data
+        context[kernels.CTX_TERMS_SIZE] = terms.shape[0]
         context[kernels.CTX_TREES] = trees
         context[kernels.CTX_NODES_PER_TREE] = m
         context[kernels.CTX_ACTIONS] = a
@@ -426,15 +445,12 @@ class MCTS:
             chunk = min(rows.size, self.max_trees)
             if chunk > self._trees:
                 self._allocate(chunk)
-            context = self._context
-            context[kernels.CTX_WORDS] = words.ctypes.data
-            for k, arr in enumerate(out):
-                context[kernels.CTX_ACTION + k] = arr.ctypes.data
-            context[kernels.CTX_EPISODES] = n
+            self._begin_batch(states, words, out)
             seats = np.ascontiguousarray(seats, dtype=np.int64)
             for start in range(0, rows.size, chunk):
                 part = rows[start : start + chunk]
                 self._run(drivers, states, part, seats[part], words)
+            self._end_batch(words, out)
         searched = np.zeros(n, dtype=np.bool_)
         searched[rows] = True
         action = np.where(index >= 0, index + self.low, self.low - 1)
@@ -447,6 +463,18 @@ class MCTS:
             searched=searched,
             seats=np.where(searched, seats, -1),
         )
+
+    def _begin_batch(self, states, words, out):
+        """Before the trees of one search run: where they read the streams ``words`` and write
+        the results ``out`` (by episode)."""
+        context = self._context
+        context[kernels.CTX_WORDS] = words.ctypes.data
+        for k, arr in enumerate(out):
+            context[kernels.CTX_ACTION + k] = arr.ctypes.data
+        context[kernels.CTX_EPISODES] = states.shape[0]
+
+    def _end_batch(self, words, out):
+        """After the trees of one search ran (the streams and results are in place here)."""
 
     def _run(self, drivers, states, rows, seats, words):
         cfgs, tree, game, obs = self.engine._cfg, self._tree, self._game, self._obs
@@ -542,6 +570,7 @@ class MCTS:
             "_used",
             "_logits",
             "_pool",
+            "_batch",
         ):
             state.pop(key, None)
         state["_trees"] = 0

@@ -54,12 +54,13 @@ def bitboards(boards, rows, columns):
     out = np.zeros((boards.shape[0], 2), dtype=np.uint64)
     if not fits_bits(rows, columns):
         return out
-    cells = boards.reshape(-1, rows, columns)
-    for r in range(rows):
-        for c in range(columns):
-            bit = np.uint64(1) << np.uint64(c * (rows + 1) + rows - 1 - r)
-            for k in range(2):
-                out[:, k] |= np.where(cells[:, r, c] == k + 1, bit, np.uint64(0))
+    cells = boards.reshape(-1, rows * columns)
+    # Cell (r, c)'s bit, row-major as the board: whole-array operations, as a search checks the
+    # records it is given on every call.
+    r, c = np.divmod(np.arange(rows * columns), columns)
+    bits = np.uint64(1) << (c * (rows + 1) + rows - 1 - r).astype(np.uint64)
+    for k in range(2):
+        out[:, k] = np.bitwise_or.reduce(np.where(cells == k + 1, bits, np.uint64(0)), axis=1)
     return out
 
 

@@ -1,6 +1,6 @@
 """Compiles games' GPU kernels to PTX, in a process of its own, for ``test_ptx.py``: every kernel
-the engine launches, for sm_90 (``BOTH`` for sm_80 too), with no GPU or driver (see
-``vecenv.cuda.compile.target_capability``). Prints one JSON line per game:
+the engine launches, for sm_90 (``BOTH`` for sm_80 too; ``SEARCHED``'s search too), with no GPU
+or driver (see ``vecenv.cuda.compile.target_capability``). Prints one JSON line per game:
 ``{"game", "kernels": [[label, "sm_XY", PTX bytes], ...], "error"}``.
 
     python -m tests.cuda.compiled game [game ...]
@@ -16,6 +16,9 @@ CAPABILITIES = ((8, 0), (9, 0))
 # Every game for the newest; one game for both, which proves the capability asked for is the one
 # compiled for (a second full compile of every game would double the CUDA tests' cost).
 BOTH = "cartpole"
+# The game whose GPU search (vecenv.cuda.search) compiles too: the search's own code is every
+# game's, and another game's compile would add as much NVVM time again.
+SEARCHED = "tictactoe"
 
 
 def capabilities(game):
@@ -23,12 +26,15 @@ def capabilities(game):
 
 
 def main(games):
-    from vecenv.cuda.ptx import ptx  # here: importing capabilities stays light
+    from vecenv.cuda.ptx import ptx, search_ptx  # here: importing capabilities stays light
 
     cachelock.install()  # the test process shares these caches
     for game in games:
         try:
             out = ptx(game, capabilities(game))
+            if game == SEARCHED:
+                cc = CAPABILITIES[-1]
+                out["search", cc] = search_ptx(game, cc)
             found = [[label, f"sm_{cc[0]}{cc[1]}", len(text)] for (label, cc), text in out.items()]
             # PTX names its target: each capability was compiled for, not just asked for.
             for (_, cc), text in out.items():

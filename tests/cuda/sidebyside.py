@@ -10,6 +10,8 @@ Run by ``test_simulator.py`` in a process of its own (``python -m tests.cuda.sim
 ``test_gpu.py`` in the test process on a real GPU.
 """
 
+import pickle
+
 import numba
 import numpy as np
 from numba import cuda
@@ -205,6 +207,55 @@ def agents(game, num_envs=4, seed=11, plies=3, calls=6, pair=(0, -1)):
             got = host(getattr(seats, name))
             want = getattr(table, name).reshape(got.shape)
             np.testing.assert_array_equal(want, got, err_msg=f"{game} {name}")
+
+
+# The search's results, field by field (``vecenv.search.SearchResult``).
+SEARCH_FIELDS = ("action", "policy", "visit_counts", "qvalues", "root_value", "searched", "seats")
+
+
+def search(game, num_envs=5, simulations=12, plies=2, seed=17):
+    """The GPU search (``MCTS(..., device="cuda")``) beside the CPU's on positions a few random
+    plies into games (one of them over, which neither searches): the same results, by UCT with
+    rollouts, Gumbel MuZero with rollouts and PUCT with uniform leaves, and the same streams
+    after it; a GPU engine's game searches on the GPU; a Python evaluator is refused there."""
+    from vecenv.search import MCTS
+
+    cpu = vecenv.make(game, num_envs, seed=seed, autoreset="disabled")
+    table = Seats(cpu)
+    table.assign("random", np.zeros(num_envs, dtype=np.int64))
+    table.assign("random", np.ones(num_envs, dtype=np.int64))
+    table.step(plies)
+    states = cpu.get_state()
+    states["done"][-1] = 1  # an episode over: never searched
+    settings = (
+        dict(selection="uct"),
+        dict(selection="gumbel", max_considered=4),
+        dict(selection="puct", evaluator="uniform", dirichlet_fraction=0.25),
+    )
+    for options in settings:
+        words = {}
+        results = {}
+        for device in ("cpu", "cuda"):
+            searcher = MCTS(game, simulations, device=device, **options)
+            words[device] = np.arange(num_envs, dtype=np.uint64) * np.uint64(7919) + np.uint64(1)
+            results[device] = searcher.search(states, seed=words[device])
+        assert type(searcher).__name__ == "DeviceMCTS", type(searcher)
+        for name in SEARCH_FIELDS:
+            want, got = getattr(results["cpu"], name), getattr(results["cuda"], name)
+            np.testing.assert_array_equal(want, got, err_msg=f"{game} search {options} {name}")
+        np.testing.assert_array_equal(words["cpu"], words["cuda"], err_msg=f"{game} streams")
+        assert results["cpu"].searched[:-1].all() and not results["cpu"].searched[-1]
+    # Pickled, it searches again on the GPU (its trees made anew), to the same results.
+    again = pickle.loads(pickle.dumps(searcher)).search(states, seed=3)
+    np.testing.assert_array_equal(searcher.search(states, seed=3).policy, again.policy)
+    gpu = vecenv.make(game, 1, seed=seed, device="cuda")
+    assert type(MCTS(gpu, 2)).__name__ == "DeviceMCTS"
+    try:
+        MCTS(game, 2, device="cuda", evaluator=lambda obs, legal: None)
+    except ValueError as exc:
+        assert "evaluator" in str(exc)
+    else:
+        raise AssertionError("the GPU search took a Python evaluator")
 
 
 def vector_env(game="CartPole-v1", num_envs=3, seed=2, steps=12):

@@ -33,6 +33,7 @@ ANY_ACTIONS_GAMES = (
 # (``test_gpu.py``) and their kernels compiled to PTX (``test_ptx.py``).
 SIMULATED_AGENTS = {"connectx": (0, 0)}
 PICKLED_SEATS = "connectx"  # a two-agent game: the engine and DeviceSeats pickled mid-game
+SEARCHED = ("tictactoe", "connectx")  # the GPU search beside the CPU's
 
 
 def checks(game):
@@ -54,6 +55,8 @@ def checks(game):
         yield "dlpack_layout", sidebyside.dlpack_layout
         yield "pickling", lambda: sidebyside.pickling(game)
         yield "pickling_vector_env", sidebyside.pickling_vector_env
+    if game in SEARCHED:
+        yield "search", lambda: sidebyside.search(game)
     if game == PICKLED_SEATS:
         yield "pickling", lambda: sidebyside.pickling(game, autoreset="next_step")
         yield "pickling_seats", lambda: sidebyside.pickling_seats(game)

@@ -35,6 +35,11 @@ def test_game_matches_the_cpu_engine(game):
         sidebyside.agents(game, num_envs=130, calls=10)
 
 
+@pytest.mark.parametrize("game", ["tictactoe", "connectx", "othello"])
+def test_search_matches_the_cpu_search(game):
+    sidebyside.search(game, num_envs=130, simulations=48)
+
+
 def test_vector_env():
     sidebyside.vector_env(num_envs=300, steps=100)
 

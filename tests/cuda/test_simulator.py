@@ -28,6 +28,7 @@ def test_every_game_is_checked(results):
     checks = {check for _, check in results}
     assert {"trajectories", "bad_actions", "state_round_trip", "agents", "vector_env"} <= checks
     assert "two_blocks" in checks
+    assert {game for game, check in results if check == "search"} == {"tictactoe", "connectx"}
     assert {"autoreset_same_step", "autoreset_disabled", "any_actions"} <= checks
     assert {
         "dlpack",

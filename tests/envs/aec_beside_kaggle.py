@@ -1,5 +1,5 @@
-"""A two-agent game's PettingZoo AEC env beside its Kaggle face: random legal moves played in
-both, the boards compared after every ply."""
+"""A game's PettingZoo AEC env beside its Kaggle face: random legal moves played in both, the
+boards compared after every ply."""
 
 import random
 
@@ -26,7 +26,7 @@ def play_aec_beside_kaggle(game, seed):
             env.step(None)
             continue
         move = rng.choice(np.flatnonzero(observation["action_mask"]).tolist())
-        actions = [None, None]
+        actions = [None] * len(env.possible_agents)
         actions[env.possible_agents.index(agent)] = move
         theirs.step(actions)
         env.step(move)
@@ -36,5 +36,6 @@ def play_aec_beside_kaggle(game, seed):
         board = env.observe(env.possible_agents[0])["observation"]["board"]
         np.testing.assert_array_equal(board, theirs.state[0].observation.board)
     assert theirs.done and not env.agents
-    assert list(totals.values()) == [s.reward for s in theirs.state]
+    final = [-1 if s.reward is None else s.reward for s in theirs.state]
+    assert list(totals.values()) == final
     return plies

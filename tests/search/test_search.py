@@ -181,6 +181,18 @@ def test_same_seed_same_search_for_any_threads_and_batch_split(connectx, selecti
     assert not same(one, other)
 
 
+@pytest.mark.parametrize("selection", ["uct", "puct"])
+def test_the_table_of_visit_terms_is_what_the_search_would_compute(
+    connectx, selection, monkeypatch
+):
+    states = connectx.get_state()
+    tabled = MCTS(connectx, 40, selection=selection).search(states, seed=4)
+    monkeypatch.setattr(vecenv.search, "TERMS", 3)  # past 2 visits the search computes them
+    short = MCTS(connectx, 40, selection=selection)
+    assert short._params[3].shape == (3,)
+    assert same(tabled, short.search(states, seed=4))
+
+
 def test_pickled_search_searches_alike(connectx):
     mcts = MCTS(connectx, 20)
     first = mcts.search(connectx.get_state(), seed=3)

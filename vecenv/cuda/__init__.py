@@ -40,5 +40,14 @@ def _engine(*args, **kwargs):
     return CudaEngine(*args, **kwargs)
 
 
+def _search():
+    """``vecenv.search.MCTS(..., device="cuda")``'s class (imported on first use: it imports
+    numba.cuda)."""
+    from .search import DeviceMCTS
+
+    return DeviceMCTS
+
+
 variants.register("cuda", "engine", _engine)
+variants.register("cuda", "search", _search)
 variants.register("cuda", "gym.vector", vector)

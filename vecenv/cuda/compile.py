@@ -35,8 +35,10 @@ import numpy as np
 from numba.core.dispatcher import Dispatcher
 
 from vecenv.kernels import npmath
+from vecenv.kernels import search_drivers as search_template
 
 from . import drivers as cuda_drivers
+from . import search_drivers as cuda_search
 
 _SIMULATOR = numba.config.ENABLE_CUDASIM
 
@@ -130,10 +132,18 @@ class Retarget:
         else:
             from numba import cuda
 
-            compiled = cuda.jit(copy) if kernel else cuda.jit(device=True)(copy)
+            if kernel:
+                compiled = cuda.jit(copy)
+            else:
+                # numba's own inlining kept: a device function may not return a view of its
+                # argument (``legal_row``), which an inlined one does.
+                inline = "never"
+                if isinstance(fn, Dispatcher):
+                    inline = fn.targetoptions.get("inline", "never")
+                compiled = cuda.jit(device=True, inline=inline)(copy)
         self._done[key] = compiled  # before its globals: a function may call itself
         self._keep.append(fn)
-        own = py.__globals__ is cuda_drivers.__dict__
+        own = _is_template(py)
         for name in _global_names(py.__code__):
             if own and name in self.bindings:
                 namespace[name] = self.value(self.bindings[name])
@@ -147,16 +157,24 @@ class Retarget:
         counterpart = self._counterparts.get(id(value))
         if counterpart is not None:
             return counterpart
-        if isinstance(value, types.FunctionType) and value.__globals__ is cuda_drivers.__dict__:
+        if isinstance(value, types.FunctionType) and _is_template(value):
             return self.function(value)
         return value
 
 
-def kernels(rules, agents, discrete):
-    """The GPU drivers of a game (a namespace of ``cuda_drivers.KERNELS``, and ``step_agents``
-    where the game has agents): compiled lazily on the first launch of each, for the argument
-    types it is given."""
-    bindings = {
+# The templates whose binding blocks name a game's rules: the GPU drivers, the GPU search, and the
+# CPU search's own steps of a game, which the GPU search calls.
+_TEMPLATES = (cuda_drivers, cuda_search, search_template)
+
+
+def _is_template(fn):
+    """Whether ``fn`` (a plain Python function) is one of a template's."""
+    return any(fn.__globals__ is module.__dict__ for module in _TEMPLATES)
+
+
+def _bindings(rules, agents, discrete):
+    """The names the templates' binding blocks give a game's rules."""
+    return {
         "game_reset": rules.reset,
         "game_step": rules.step,
         "game_observe": rules.observe,
@@ -165,6 +183,13 @@ def kernels(rules, agents, discrete):
         "ACTION_DISCRETE": bool(discrete),
         "WITH_AGENTS": False,
     }
+
+
+def kernels(rules, agents, discrete):
+    """The GPU drivers of a game (a namespace of ``cuda_drivers.KERNELS``, and ``step_agents``
+    where the game has agents): compiled lazily on the first launch of each, for the argument
+    types it is given."""
+    bindings = _bindings(rules, agents, discrete)
     retarget = Retarget(bindings)
     found = {
         name: retarget.function(getattr(cuda_drivers, name), kernel=True)
@@ -174,6 +199,37 @@ def kernels(rules, agents, discrete):
         with_agents = Retarget(dict(bindings, WITH_AGENTS=True))
         found["step_agents"] = with_agents.function(cuda_drivers.step, kernel=True)
     return types.SimpleNamespace(**found)
+
+
+def search_kernel(rules, discrete):
+    """The GPU search of a game (``cuda_search.search``), compiled lazily on its first launch."""
+    retarget = Retarget(_bindings(rules, None, discrete))
+    return retarget.function(cuda_search.search, kernel=True)
+
+
+def _simulate_record_assignment():
+    """Under the simulator, ``a[i] = b[j]`` between arrays of records (a search's node copies
+    its parent's record) as a kernel does it: the simulator hands a kernel its records wrapped
+    and its arrays take no wrapped value; unwrapped here, once."""
+    from numba.cuda.simulator.cudadrv import devicearray as fake
+
+    def unwrapped(value):
+        if isinstance(value, fake.FakeWithinKernelCUDAArray):
+            value = value._item
+        return value._ary if isinstance(value, fake.FakeCUDAArray) else value
+
+    def setitem(self, idx, val):
+        return self._ary.__setitem__(idx, unwrapped(val))
+
+    def setitem_within(self, idx, val):
+        self._item.__setitem__(idx, unwrapped(val))
+
+    fake.FakeCUDAArray.__setitem__ = setitem
+    fake.FakeWithinKernelCUDAArray.__setitem__ = setitem_within
+
+
+if _SIMULATOR:
+    _simulate_record_assignment()
 
 
 def simulated_tuple(items):

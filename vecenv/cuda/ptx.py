@@ -2,19 +2,21 @@
 
 ``ptx(game, cc)`` compiles every kernel ``CudaEngine`` launches for ``game`` (the step with and
 without the built-in agents, reset, observe, the action check, the agents' moves) for compute
-capability ``cc``, with the argument types the engine gives them. It is how a game is checked for
-CUDA without a GPU: a construct CUDA cannot compile raises ``UnsupportedConstruct`` naming the
-game, the rules' function and the construct.
+capability ``cc``, with the argument types the engine gives them; ``search_ptx(game, cc)`` the
+GPU search's kernel (``vecenv.cuda.search``). It is how a game is checked for CUDA without a GPU:
+a construct CUDA cannot compile raises ``UnsupportedConstruct`` naming the game, the rules'
+function and the construct.
 """
 
 import numba
+import numpy as np
 from numba import types
 
 from vecenv.engine import Engine
 from vecenv.kernels.agents import AGENT_RNG
 from vecenv.kernels.build import _agents_module
 
-from .compile import describe_error, kernels, target_capability
+from .compile import describe_error, kernels, search_kernel, target_capability
 
 
 def signatures(engine):
@@ -66,3 +68,35 @@ def ptx(game, ccs=((9, 0),), only=None, **configuration):
             except numba.core.errors.NumbaError as exc:
                 raise describe_error(engine.name, exc) from None
     return out
+
+
+def search_signature(mcts):
+    """The argument types of the GPU search's kernel for the searches of ``mcts`` (an ``MCTS``:
+    its game, configuration and settings), as ``DeviceMCTS`` launches it."""
+    from .search import layout, legal_view, with_view
+
+    tree, game, obs = layout(mcts, 1)
+    game = with_view(game, legal_view(mcts, obs, lambda shape: np.ones(shape, dtype=np.bool_)))
+    e = mcts.engine
+    states = np.zeros(1, dtype=e.state_dtype)
+    index = np.zeros(1, dtype=np.int64)
+    words = np.zeros(1, dtype=AGENT_RNG)
+    a = mcts.num_actions
+    out = (index, np.zeros((1, a)), np.zeros((1, a), dtype=np.int64), np.zeros((1, a)), np.zeros(1))
+    args = (states, index, index, e._cfg, tree, game, obs, words, mcts._params, out)
+    return tuple(numba.typeof(arg) for arg in args)
+
+
+def search_ptx(game, cc=(9, 0), **configuration):
+    """The PTX text of ``game``'s GPU search kernel for compute capability ``cc``."""
+    from numba import cuda
+
+    from vecenv.search import MCTS
+
+    mcts = MCTS(game, 2, **configuration)
+    kernel = search_kernel(mcts.engine.rules, True).py_func
+    try:
+        with target_capability(cc):
+            return cuda.compile_ptx(kernel, search_signature(mcts), cc=tuple(cc))[0]
+    except numba.core.errors.NumbaError as exc:
+        raise describe_error(mcts.name, exc) from None
