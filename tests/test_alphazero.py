@@ -220,8 +220,15 @@ def test_the_command_trains_and_refuses_bad_arguments(capsys, tmp_path):
         "--num-games", "4", "--simulations", "2", "--hidden", "8", "--updates", "1",
         "--batch-size", "4", "--eval-every", "1", "--eval-matches", "2",
         "--eval-simulations", "2", "--opponents", "random", "--run-dir", str(tmp_path),
+        "--value-mix", "0.25", "--features", "plain", "--temperature-moves", "2",
     )  # fmt: skip
     assert code == 0
+    config = json.loads((tmp_path / "run.json").read_text())["config"]
+    assert (config["value_mix"], config["cross_features"], config["temperature_moves"]) == (
+        0.25,
+        False,
+        2,
+    )
     assert "iteration    1" in out and "vs random: " in out
     assert (tmp_path / "model.pt").exists() and (tmp_path / "run.json").exists()
     code, _, err = cli(capsys, "train", "alphazero", "--env", "cartpole", "--iterations", "1")
