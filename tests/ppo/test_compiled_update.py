@@ -113,7 +113,7 @@ def first_step_losses(net, cfg, batch):
         return float(pg), float(0.5 * err.mean()), float(entropy.mean())
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(
     obs_size=st.integers(1, 9),
     hidden=st.lists(st.integers(1, 40), min_size=0, max_size=3).map(tuple),
