@@ -289,35 +289,58 @@ class MCTS:
         obs = memory.observation_bytes(e.observation, 2)
         return m * per_node + e.state_dtype.itemsize + obs + a * (8 * 3 + 2) + 64
 
-    def _allocate(self, trees):
-        """The trees' arrays for ``trees`` trees (kept for later searches), and the context that
-        hands their addresses to ``kernels.search.tree_op``."""
+    def _layout(self, trees):
+        """The trees' arrays for ``trees`` trees, as host arrays (the GPU search copies them
+        to the device): ``(tree, game, obs)``, ``tree`` = (nodes, children, prior, legal,
+        Gumbel noise, scratch rows), ``game`` = (node records, a rollout's records, None where
+        the legal masks' view goes (``_with_legal_view``: a view of ``obs``, made where the
+        arrays live), action rows, reward rows, where a walk down ends), ``obs`` the observation
+        arrays (see ``kernels.search`` and ``kernels.search_drivers``)."""
         e = self.engine
         m, a = self._nodes, self.num_actions
-        nodes = np.zeros((trees, m), dtype=kernels.NODE)
-        children = np.full((trees, m, a), -1, dtype=np.int32)
-        legal = np.zeros((trees, m, a), dtype=np.bool_)
-        prior = np.zeros((trees, m, a), dtype=np.float64)
-        self._tree = (nodes, children, legal)
+        tree = (
+            np.zeros((trees, m), dtype=kernels.NODE),
+            np.full((trees, m, a), -1, dtype=np.int32),
+            np.zeros((trees, m, a), dtype=np.float64),
+            np.zeros((trees, m, a), dtype=np.bool_),
+            np.zeros((trees, a), dtype=np.float64),
+            np.zeros((trees, 2, a), dtype=np.float64),
+        )
+        game = (
+            np.zeros((trees, m), dtype=e.state_dtype),
+            np.zeros(trees, dtype=e.state_dtype),
+            None,
+            np.zeros((trees, 2), dtype=e._act_dtype),
+            np.zeros((trees, 2), dtype=np.float64),
+            np.zeros((trees, 2), dtype=np.int64),
+        )
         obs = tuple(
             np.zeros(((trees,) if f.shared else (trees, 2)) + f.shape, dtype=f.dtype)
             for f in e.observation
         )
+        return tree, game, obs
+
+    def _with_legal_view(self, game, obs, ones):
+        """``game`` of ``_layout`` (its arrays wherever they live) with the legal masks' view
+        (T, 1 or 2, A) of the observation arrays ``obs`` in its place, or ``ones(shape)``
+        (every action legal) for a game without a ``legal`` field."""
+        trees, a = obs[0].shape[0], self.num_actions
         if self._legal is None:
-            legal_view = np.ones((trees, 1, a), dtype=np.bool_)
+            view = ones((trees, 1, a))
         else:
             k, shared = self._legal
-            legal_view = obs[k].reshape((trees, 1, a)) if shared else obs[k]
-        walk = np.zeros((trees, 2), dtype=np.int64)
+            view = obs[k].reshape((trees, 1, a)) if shared else obs[k]
+        return game[:2] + (view,) + game[3:]
+
+    def _allocate(self, trees):
+        """The trees' arrays for ``trees`` trees (kept for later searches), and the context that
+        hands their addresses to ``kernels.search.tree_op``."""
+        m, a = self._nodes, self.num_actions
+        (nodes, children, prior, legal, noise, scratch), game, obs = self._layout(trees)
+        self._tree = (nodes, children, legal)
         self._obs = obs
-        self._game = (
-            np.zeros((trees, m), dtype=e.state_dtype),
-            np.zeros(trees, dtype=e.state_dtype),
-            legal_view,
-            np.zeros((trees, 2), dtype=e._act_dtype),
-            np.zeros((trees, 2), dtype=np.float64),
-            walk,
-        )
+        self._game = self._with_legal_view(game, obs, _host_ones)
+        walk = game[5]
         self._used = np.zeros(trees, dtype=np.int64)
         self._logits = np.zeros((trees, a), dtype=np.float64)
         fparams, iparams, table, terms = self._params
@@ -327,8 +350,8 @@ class MCTS:
             children,
             prior,
             legal,
-            np.zeros((trees, a), dtype=np.float64),
-            np.zeros((trees, 2, a), dtype=np.float64),
+            noise,
+            scratch,
             self._logits,
             walk,
             fparams,
@@ -431,15 +454,8 @@ class MCTS:
                 i = int(np.flatnonzero(idle)[0])
                 raise ValueError(f"seat {seats[i]} is not to move in position {i}")
         rows = np.flatnonzero(mask & running).astype(np.int64)
-        a = self.num_actions
         index = np.full(n, -1, dtype=np.int64)
-        out = (
-            index,
-            np.zeros((n, a), dtype=np.float64),
-            np.zeros((n, a), dtype=np.int64),
-            np.zeros((n, a), dtype=np.float64),
-            np.zeros(n, dtype=np.float64),
-        )
+        out = self._results(index)
         if rows.size:
             drivers = self._kernels()
             chunk = min(rows.size, self.max_trees)
@@ -462,6 +478,18 @@ class MCTS:
             root_value=out[4],
             searched=searched,
             seats=np.where(searched, seats, -1),
+        )
+
+    def _results(self, index):
+        """The result arrays of a search of ``index.shape[0]`` positions, by episode: (action
+        index ``index``, policy, visits, Q-values, root value), as the trees write them."""
+        n, a = index.shape[0], self.num_actions
+        return (
+            index,
+            np.zeros((n, a), dtype=np.float64),
+            np.zeros((n, a), dtype=np.int64),
+            np.zeros((n, a), dtype=np.float64),
+            np.zeros(n, dtype=np.float64),
         )
 
     def _begin_batch(self, states, words, out):
@@ -586,6 +614,10 @@ class MCTS:
             f"MCTS({self.name!r}, simulations={self.simulations}, selection={self.selection!r}, "
             f"evaluator={_evaluator_name(self.evaluator)!r})"
         )
+
+
+def _host_ones(shape):
+    return np.ones(shape, dtype=np.bool_)
 
 
 def _evaluator_name(evaluator):

@@ -73,16 +73,12 @@ def ptx(game, ccs=((9, 0),), only=None, **configuration):
 def search_signature(mcts):
     """The argument types of the GPU search's kernel for the searches of ``mcts`` (an ``MCTS``:
     its game, configuration and settings), as ``DeviceMCTS`` launches it."""
-    from .search import layout, legal_view, with_view
-
-    tree, game, obs = layout(mcts, 1)
-    game = with_view(game, legal_view(mcts, obs, lambda shape: np.ones(shape, dtype=np.bool_)))
+    tree, game, obs = mcts._layout(1)
+    game = mcts._with_legal_view(game, obs, lambda shape: np.ones(shape, dtype=np.bool_))
     e = mcts.engine
-    states = np.zeros(1, dtype=e.state_dtype)
     index = np.zeros(1, dtype=np.int64)
-    words = np.zeros(1, dtype=AGENT_RNG)
-    a = mcts.num_actions
-    out = (index, np.zeros((1, a)), np.zeros((1, a), dtype=np.int64), np.zeros((1, a)), np.zeros(1))
+    states, words = np.zeros(1, dtype=e.state_dtype), np.zeros(1, dtype=AGENT_RNG)
+    out = mcts._results(index)
     args = (states, index, index, e._cfg, tree, game, obs, words, mcts._params, out)
     return tuple(numba.typeof(arg) for arg in args)
 

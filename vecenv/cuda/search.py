@@ -10,7 +10,6 @@ Python evaluator would need the host between simulations, so it is refused.
 import numpy as np
 from numba import cuda
 
-from vecenv.kernels.search import NODE
 from vecenv.search import MCTS
 
 from .compile import search_kernel, simulated_tuple
@@ -26,47 +25,8 @@ def _kernel(engine):
     return _KERNELS[key]
 
 
-def layout(mcts, trees):
-    """The search kernel's arrays for ``trees`` trees of ``mcts`` (an ``MCTS``), as host arrays:
-    ``(tree, game, obs, legal)``, the kernel's ``tree`` and ``game`` tuples (``game``'s legal
-    view left out: it is a view of ``obs``, made where the arrays live) and the observation
-    arrays; ``legal`` says how the view is made (see ``legal_view``)."""
-    e = mcts.engine
-    m, a = mcts._nodes, mcts.num_actions
-    tree = (
-        np.zeros((trees, m), NODE),
-        np.zeros((trees, m, a), np.int32),
-        np.zeros((trees, m, a), np.float64),
-        np.zeros((trees, m, a), np.bool_),
-        np.zeros((trees, a), np.float64),
-        np.zeros((trees, 2, a), np.float64),
-    )
-    game = (
-        np.zeros((trees, m), e.state_dtype),
-        np.zeros(trees, e.state_dtype),
-        None,
-        np.zeros((trees, 2), e._act_dtype),
-        np.zeros((trees, 2), np.float64),
-        np.zeros((trees, 2), np.int64),
-    )
-    obs = tuple(
-        np.zeros(((trees,) if f.shared else (trees, 2)) + f.shape, f.dtype) for f in e.observation
-    )
-    return tree, game, obs
-
-
-def legal_view(mcts, obs, ones):
-    """The legal masks' view (T, 1 or 2, A) of the observation arrays ``obs`` (wherever they
-    live), or ``ones(shape)`` (every action legal) for a game without a ``legal`` field."""
-    trees, a = obs[0].shape[0], mcts.num_actions
-    if mcts._legal is None:
-        return ones((trees, 1, a))
-    k, shared = mcts._legal
-    return obs[k].reshape((trees, 1, a)) if shared else obs[k]
-
-
-def with_view(game, view):
-    return game[:2] + (view,) + game[3:]
+def _device_ones(shape):
+    return cuda.to_device(np.ones(shape, dtype=np.bool_))
 
 
 class DeviceMCTS(MCTS):
@@ -88,13 +48,11 @@ class DeviceMCTS(MCTS):
 
     def _allocate(self, trees):
         """The trees' arrays in GPU memory, for ``trees`` trees (kept for later searches)."""
-        tree, game, obs = layout(self, trees)
+        tree, game, obs = self._layout(trees)
         self._device_tree = tuple(cuda.to_device(arr) for arr in tree)
         self._device_obs = tuple(cuda.to_device(arr) for arr in obs)
-        ones = lambda shape: cuda.to_device(np.ones(shape, dtype=np.bool_))  # noqa: E731
-        view = legal_view(self, self._device_obs, ones)
         game = tuple(None if arr is None else cuda.to_device(arr) for arr in game)
-        self._device_game = with_view(game, view)
+        self._device_game = self._with_legal_view(game, self._device_obs, _device_ones)
         self._device_params = tuple(cuda.to_device(p) for p in self._params)
         self._trees = trees
 
