@@ -27,6 +27,10 @@ def test_without_a_gpu_the_error_says_so():
         pytest.skip("a GPU (or the simulator) is here")
     with pytest.raises(RuntimeError, match="needs a CUDA GPU"):
         vecenv.make("cartpole", 2, device="cuda")
+    from vecenv.search import MCTS
+
+    with pytest.raises(RuntimeError, match="needs a CUDA GPU"):  # before any search is made
+        MCTS("tictactoe", 8, device="cuda")
 
 
 def test_bench_runs_on_the_cuda_simulator():

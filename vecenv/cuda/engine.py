@@ -92,6 +92,16 @@ def _given(a):
     return np.asarray(a), False
 
 
+def require_gpu():
+    """RuntimeError unless a CUDA GPU (or numba's simulator) is usable here."""
+    if not cuda.is_available():
+        raise RuntimeError(
+            "device='cuda' needs a CUDA GPU and its driver, and none is usable here "
+            "(NUMBA_ENABLE_CUDASIM=1, set before numba.cuda is imported, runs numba's "
+            "simulator instead)"
+        )
+
+
 class CudaEngine:
     """N parallel episodes of one game on the GPU: the arguments of :class:`vecenv.engine.Engine`
     (``num_threads`` and ``parallel`` are accepted and mean nothing here)."""
@@ -111,12 +121,7 @@ class CudaEngine:
         **configuration,
     ):
         memory.check_num_envs(num_envs, is_integer)
-        if not cuda.is_available():
-            raise RuntimeError(
-                "device='cuda' needs a CUDA GPU and its driver, and none is usable here "
-                "(NUMBA_ENABLE_CUDASIM=1, set before numba.cuda is imported, runs numba's "
-                "simulator instead)"
-            )
+        require_gpu()
         # A one-episode CPU engine checks every argument as the CPU engine does, and holds what
         # the host keeps: the spec, the configuration record, the state checks.
         host = Engine(

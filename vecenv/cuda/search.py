@@ -13,7 +13,7 @@ from numba import cuda
 from vecenv.search import MCTS
 
 from .compile import search_kernel, simulated_tuple
-from .engine import THREADS_PER_BLOCK
+from .engine import THREADS_PER_BLOCK, require_gpu
 
 _KERNELS = {}  # (game, id(rules)) -> its compiled search
 
@@ -36,6 +36,7 @@ class DeviceMCTS(MCTS):
     device = "cuda"
 
     def __init__(self, game, *args, evaluator="rollout", device="cuda", **kwargs):
+        require_gpu()
         if callable(evaluator):
             raise ValueError(
                 "on the GPU the search evaluates its leaves itself (evaluator='rollout' or "
