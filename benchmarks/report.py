@@ -9,9 +9,11 @@ from the best rounds, the same ratio from the median round time over the calibra
 (``..._calibrated``, see ``vecenv.perf``) is kept: the figure that noise moves least.
 """
 
+import json
 import os
 import statistics
 from dataclasses import dataclass
+from pathlib import Path
 
 RESULTS = {}  # key -> Result
 EXTRA = {}  # key -> extra_info of benchmarks that are not throughputs (startup)
@@ -225,3 +227,25 @@ def summary_lines(smoke):
     if len(lines) <= 1:
         lines.append("no comparisons measured")
     return lines
+
+
+# -- the scripts' reports (not pytest) ---------------------------------------------------------
+
+
+def load_average():
+    """The load average, as the scripts' reports give it before and after a run."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def finish_run(report, markdown, out, stem):
+    """A script's run ended: its load average after, its tables printed and, where ``out`` is a
+    folder, written there with the raw figures (``stem``.json and ``stem``.md)."""
+    report["load_after"] = load_average()
+    text = markdown(report)
+    if out:
+        folder = Path(out)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{stem}.json").write_text(json.dumps(report, indent=1) + "\n")
+        (folder / f"{stem}.md").write_text(text)
+    print(text)
+    return report

@@ -34,14 +34,13 @@ import argparse
 import contextlib
 import datetime
 import importlib.util
-import json
 import os
 import platform
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
+from report import finish_run, load_average
 
 import vecenv
 from vecenv.search import MCTS
@@ -407,7 +406,7 @@ def main(argv=None):
         "quick": args.quick,
         "settings": settings,
         "machine": {"cores": os.cpu_count(), "platform": platform.platform()},
-        "load_before": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "load_before": load_average(),
         "python": sys.version.split()[0],
         "command": " ".join(["python benchmarks/search_peers.py", *(argv or sys.argv[1:])]),
     }
@@ -418,14 +417,7 @@ def main(argv=None):
         compare_mctx(settings, report, games)
     if "openspiel" in sides:
         compare_openspiel(settings, report, games)
-    report["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "search.json").write_text(json.dumps(report, indent=1) + "\n")
-        (out / "search.md").write_text(markdown(report))
-    print(markdown(report))
-    return report
+    return finish_run(report, markdown, args.out, "search")
 
 
 if __name__ == "__main__":

@@ -15,11 +15,12 @@ check that the script runs).
 
 import argparse
 import datetime
-import json
 import os
 import tempfile
 import time
 from pathlib import Path
+
+from report import finish_run, load_average
 
 import vecenv
 from vecenv import selfplay
@@ -140,20 +141,13 @@ def main(argv=None):
         "date": datetime.date.today().isoformat(),
         "quick": args.quick,
         "machine": {"cores": os.cpu_count()},
-        "load_before": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+        "load_before": load_average(),
     }
     with tempfile.TemporaryDirectory() as folder:
         if any(p[0] == "pebbles" for p in pairings):
             scaffold(folder)
         report["rows"] = measure(pairings, args.quick)
-    report["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "strength.json").write_text(json.dumps(report, indent=1) + "\n")
-        (out / "strength.md").write_text(markdown(report))
-    print(markdown(report))
-    return report
+    return finish_run(report, markdown, args.out, "strength")
 
 
 if __name__ == "__main__":

@@ -24,72 +24,18 @@ records the rules cannot run.
 
 import numba as nb
 import numpy as np
-from numba.core import ir_utils, types
+from numba.core import types
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import intrinsic, overload
-from numba.np.arrayobj import make_array, populate_array
+from numba.extending import overload
 
 from vecenv.kernels.state import ACTION_MAX, DISABLED, SAME_STEP, TERMINATED, TRUNCATED
 from vecenv.kernels.turns import ACTIVE
+from vecenv.kernels.views import borrowed, pointer
 
 # >>> bindings
 game_reset = game_step = game_observe = game_observe_step = game_act = None
 ACTION_DISCRETE = True
 # <<< bindings
-
-
-def _borrow(context, builder, ty, value):
-    src = make_array(ty)(context, builder, value=value)
-    view = make_array(ty)(context, builder)
-    populate_array(
-        view,
-        data=src.data,
-        shape=src.shape,
-        strides=src.strides,
-        itemsize=src.itemsize,
-        meminfo=None,
-    )
-    return view._getvalue()
-
-
-@intrinsic
-def borrowed(typingctx, arrays):
-    """An array, or each array of a tuple, without its reference count (a null meminfo).
-
-    numba counts references to an array's buffer atomically, and around a call or a branch it
-    cannot prove balanced it keeps the count of every view taken in a loop: the action and
-    reward rows handed to the rules, the observation tuple handed to an inlined agent, a third of
-    a random self-play ply in atomic operations. Views of a borrowed array count nothing.
-
-    Only for arrays the caller holds for the whole call (a driver's arguments), and only for
-    arrays the loop reads or writes inside a call it makes: numba's parallel loops decide which
-    writes in their body are dead from an alias analysis that depends on the order of the body's
-    blocks: borrowing shifts that order, and writes inlined into the loop body (an inlined rules
-    step, say) then get dropped. Borrow each array by itself (``a = borrowed(a)``): parallel
-    loops see through the call (``_borrowed_aliases``), not through unpacking a tuple.
-    """
-
-    def codegen(context, builder, signature, args):
-        ty = signature.args[0]
-        if isinstance(ty, types.Array):
-            return _borrow(context, builder, ty, args[0])
-        out = context.get_constant_undef(ty)
-        for k, item in enumerate(ty):
-            value = _borrow(context, builder, item, builder.extract_value(args[0], k))
-            out = builder.insert_value(out, value, k)
-        return out
-
-    return arrays(arrays), codegen
-
-
-def _borrowed_aliases(lhs, args, alias_map, arg_aliases):
-    """A borrowed array is its argument: without this, a parallel loop takes it for a fresh
-    array nobody reads and drops the writes into it as dead code."""
-    for arg in args:
-        ir_utils._add_alias(lhs, arg.name, alias_map, arg_aliases)
-
-
-ir_utils.alias_func_extensions[("borrowed", __name__)] = _borrowed_aliases
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
@@ -176,7 +122,7 @@ def _flat(a):
     """C-contiguous ``a`` as one dimension, uncounted (see ``borrowed``): numba's reshape of a
     counted array costs two atomic operations and a call of its reshape helper, a small batch's
     step."""
-    return nb.carray(_address(a.ctypes.data), (a.size,), a.dtype)
+    return nb.carray(pointer(a.ctypes.data), (a.size,), a.dtype)
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
@@ -293,16 +239,6 @@ def _publish_copies_impl(i, copies):
     return impl
 
 
-@intrinsic
-def _address(typingctx, addr):
-    """An address (an int) as a pointer, for ``nb.carray``."""
-
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], context.get_value_type(types.voidptr))
-
-    return types.voidptr(types.int64), codegen
-
-
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def _c_contiguous(a):
     """Whether ``a`` (typed of any layout) is C-contiguous."""
@@ -326,16 +262,16 @@ def _tabled(addrs, state_t, cfg_t, action_t, obs_t, obs_shape):
     a = 1  # a constant: every per-agent loop of the inlined step is one pass
     w = addrs[16]
     return (
-        nb.carray(_address(addrs[0]), (n,), state_t),
-        nb.carray(_address(addrs[1]), (1,), cfg_t),
-        nb.carray(_address(addrs[2]), (n, a * w), action_t),
-        nb.carray(_address(addrs[3]), (a * w,), action_t),
-        nb.carray(_address(addrs[4]), (a * w,), action_t),
-        nb.carray(_address(addrs[5]), (n, a), np.float64),
-        nb.carray(_address(addrs[6]), (n,), np.bool_),
-        nb.carray(_address(addrs[7]), (n,), np.bool_),
-        (nb.carray(_address(addrs[8]), (n, a) + obs_shape, obs_t),),
-        (nb.carray(_address(addrs[9]), (n, a) + obs_shape, obs_t),),
+        nb.carray(pointer(addrs[0]), (n,), state_t),
+        nb.carray(pointer(addrs[1]), (1,), cfg_t),
+        nb.carray(pointer(addrs[2]), (n, a * w), action_t),
+        nb.carray(pointer(addrs[3]), (a * w,), action_t),
+        nb.carray(pointer(addrs[4]), (a * w,), action_t),
+        nb.carray(pointer(addrs[5]), (n, a), np.float64),
+        nb.carray(pointer(addrs[6]), (n,), np.bool_),
+        nb.carray(pointer(addrs[7]), (n,), np.bool_),
+        (nb.carray(pointer(addrs[8]), (n, a) + obs_shape, obs_t),),
+        (nb.carray(pointer(addrs[9]), (n, a) + obs_shape, obs_t),),
     )
 
 
@@ -366,20 +302,20 @@ def step_bound(table, state_t, cfg_t, action_t, obs_t, obs_shape, src):
     Returns -1, or the first episode with a bad action (nothing moved), or -2: stepped, and
     slot 19 reached slot 20 (the face reports and clears it), or -3: ``src`` has not N * agents
     rows of the action's size, or is not C-contiguous (nothing moved)."""
-    addrs = nb.carray(_address(table), (TABLE_SLOTS,), np.int64)
+    addrs = nb.carray(pointer(table), (TABLE_SLOTS,), np.int64)
     n = addrs[14]
     if not _fits(src, n, addrs[16]):
         return -3
     arrays = _tabled(addrs, state_t, cfg_t, action_t, obs_t, obs_shape)
     out = (
-        nb.carray(_address(src.ctypes.data), (src.size,), src.dtype),
-        nb.carray(_address(addrs[10]), (n, 1), np.float32),
+        nb.carray(pointer(src.ctypes.data), (src.size,), src.dtype),
+        nb.carray(pointer(addrs[10]), (n, 1), np.float32),
         None,
         None,
         None,
         None,
-        nb.carray(_address(addrs[11]), (n, 1), np.float64),
-        nb.carray(_address(addrs[12]), (n, 1, 2), np.float64),
+        nb.carray(pointer(addrs[11]), (n, 1), np.float64),
+        nb.carray(pointer(addrs[12]), (n, 1, 2), np.float64),
     )
     states, cfgs, flat, low, high, rewards, terminated, truncated, obs, final_obs = arrays
     bad = step(
@@ -414,14 +350,14 @@ def step_own(table, state_t, cfg_t, action_t, obs_t, obs_shape, src):
     layout (the caller checks its class, dtype and number of dimensions; its rows and layout
     are checked here). Returns what ``step`` returns, or -3 where ``src`` has not N rows of the
     action's size or is not C-contiguous (nothing moved)."""
-    addrs = nb.carray(_address(table), (TABLE_SLOTS,), np.int64)
+    addrs = nb.carray(pointer(table), (TABLE_SLOTS,), np.int64)
     n = addrs[14]
     w = addrs[16]
     if not _fits(src, n, w):
         return -3
     arrays = _tabled(addrs, state_t, cfg_t, action_t, obs_t, obs_shape)
     states, cfgs, _, low, high, rewards, terminated, truncated, obs, final_obs = arrays
-    flat = nb.carray(_address(src.ctypes.data), (n, w), action_t)
+    flat = nb.carray(pointer(src.ctypes.data), (n, w), action_t)
     return step(
         states,
         cfgs,

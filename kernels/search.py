@@ -26,16 +26,11 @@ shuffles the children once). A simulation that reaches a terminal node counts a 
 there (mctx would expand a dummy child whose discount is 0: the same statistics).
 """
 
-import functools
 import math
 
 import numba as nb
 import numpy as np
-from llvmlite import ir
-from numba.core import cgutils, types
-from numba.extending import intrinsic
 
-from .agents import AGENT_RNG
 from .rng import integer, next_u64, uniform
 
 NODE = np.dtype(
@@ -93,42 +88,6 @@ EVALUATION = 5
 MAX_STEPS = 6  # the time limit: a step that reaches it ends the game
 LOW = 7  # the action value of action index 0
 I_PARAMS = 8
-
-# The operations of ``tree_op``.
-OP_ROOT = 0
-OP_WALK = 1
-OP_SETTLE = 2
-OP_RESULTS = 3
-
-# ``tree_op``'s context: an int64 array of the arrays' addresses and sizes, by index.
-CTX_NODES = 0  # (T, M) NODE
-CTX_CHILDREN = 1  # (T, M, A) int32
-CTX_PRIOR = 2  # (T, M, A) float64
-CTX_LEGAL = 3  # (T, M, A) bool
-CTX_NOISE = 4  # (T, A) float64
-CTX_SCRATCH = 5  # (T, 2, A) float64
-CTX_LOGITS = 6  # (T, A) float64: a Python evaluator's prior logits
-CTX_WALK = 7  # (T, 2) int64: where OP_WALK ends
-CTX_FPARAMS = 8  # (F_PARAMS,) float64
-CTX_IPARAMS = 9  # (I_PARAMS,) int64
-CTX_TABLE = 10  # (min(MAX_CONSIDERED, A) + 1, SIMULATIONS) int32: sequential halving's schedule
-CTX_WORDS = 11  # (N,) AGENT_RNG: the trees' random streams, by episode
-CTX_ACTION = 12  # (N,) int64, then the other results, by episode: (action, policy, visits,
-CTX_POLICY = 13  # qvalues, value) as ``results`` writes them
-CTX_VISITS = 14
-CTX_QVALUES = 15
-CTX_VALUE = 16
-CTX_TREES = 17  # T
-CTX_NODES_PER_TREE = 18  # M
-CTX_ACTIONS = 19  # A
-CTX_EPISODES = 20  # N
-CTX_TABLE_ROWS = 21  # the schedule's shape (1 x 1 where it is not read)
-CTX_TABLE_COLUMNS = 22
-CTX_TERMS = (
-    23  # (CTX_TERMS_SIZE,) float64: the selection's factor per visit count (``visit_terms``)
-)
-CTX_TERMS_SIZE = 24
-CTX_SIZE = 25
 
 TINY = np.finfo(np.float64).tiny
 LOW_LOGIT = -1e9  # mctx's floor of a considered score
@@ -308,9 +267,17 @@ def root_value(r, nodes, prior, legal, noise, scratch, value, fparams, iparams):
 # -- selection -------------------------------------------------------------------------------------
 
 
+# UCT's exploration term ``c * sqrt(log(N) / n)`` (OpenSpiel's) is computed as
+# ``(c * sqrt(log(N))) * (1 / sqrt(n))``: the same number to a rounding, its two factors read from
+# a table by visit count.
 @nb.njit(cache=True, error_model="numpy", inline="always")
-def uct_term(visits):
-    return math.log(visits)
+def uct_node_term(visits, fparams):
+    return fparams[UCT_C] * math.sqrt(math.log(visits)) if visits > 0 else 0.0
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def uct_child_term(visits):
+    return 1.0 / math.sqrt(visits) if visits > 0 else 0.0
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
@@ -322,25 +289,38 @@ def puct_term(visits, fparams):
 
 @nb.njit(cache=True, error_model="numpy")
 def visit_terms(fparams, iparams, out):
-    """The factor the selection takes of a node's visit count ``v`` into ``out[v]``, for every
-    count a search reaches: UCT's ``log(v)``, PUCT's ``sqrt(v) * pb_c``. Computed once instead
-    of at every step down (a call of the C library's logarithm), by the same expressions, so
-    the same values."""
-    for v in range(out.shape[0]):
-        if iparams[SELECTION] == UCT:
-            out[v] = uct_term(v)
-        else:
-            out[v] = puct_term(v, fparams)
+    """The selection's factors by visit count, computed once instead of at every step down (a
+    square root, a logarithm and a division per action, most of a simulation's time in UCT):
+    ``out[0, v]`` the factor of a node visited ``v`` times (UCT's ``c * sqrt(log(v))``, PUCT's
+    ``sqrt(v) * pb_c``), ``out[1, v]`` that of an action visited ``v`` times (UCT's
+    ``1 / sqrt(v)``; PUCT reads none). By the same expressions ``visit_term`` computes past the
+    table's end, so the same values."""
+    for v in range(out.shape[1]):
+        out[0, v] = node_term(v, fparams, iparams)
+        out[1, v] = uct_child_term(v)
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def node_term(visits, fparams, iparams):
+    if iparams[SELECTION] == UCT:
+        return uct_node_term(visits, fparams)
+    return puct_term(visits, fparams)
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def visit_term(terms, visits, fparams, iparams):
-    """``visit_terms``'s entry for ``visits`` (computed where the table stops short)."""
-    if visits < terms.shape[0]:
-        return terms[visits]
-    if iparams[SELECTION] == UCT:
-        return uct_term(visits)
-    return puct_term(visits, fparams)
+    """A node's factor for ``visits`` (``visit_terms``'s row 0; computed past its end)."""
+    if visits < terms.shape[1]:
+        return terms[0, visits]
+    return node_term(visits, fparams, iparams)
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def child_term(terms, visits):
+    """An action's UCT factor for ``visits`` (``visit_terms``'s row 1; computed past its end)."""
+    if visits < terms.shape[1]:
+        return terms[1, visits]
+    return uct_child_term(visits)
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
@@ -375,10 +355,9 @@ def puct_select(nodes, children, prior, legal, n, fparams, scale):
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
-def uct_select(nodes, children, legal, n, fparams, log_visits):
+def uct_select(nodes, children, legal, n, terms, factor):
     """OpenSpiel's ``MCTSBot`` UCT at node ``n``: an unvisited legal action first, else the
-    highest ``Q + c * sqrt(log(N) / visits)``; ``log_visits`` is ``log(N)``."""
-    c_uct = fparams[UCT_C]
+    highest ``Q + c * sqrt(log(N) / visits)``; ``factor`` is ``c * sqrt(log(N))``."""
     best = -np.inf
     chosen = -1
     for a in range(children.shape[1]):
@@ -387,7 +366,7 @@ def uct_select(nodes, children, legal, n, fparams, log_visits):
         c = children[n, a]
         if c < 0:
             return a
-        score = qvalue(nodes, c) + c_uct * math.sqrt(log_visits / nodes[c].visits)
+        score = qvalue(nodes, c) + factor * child_term(terms, nodes[c].visits)
         if score > best:
             best = score
             chosen = a
@@ -518,7 +497,7 @@ def select(nodes, children, prior, legal, n, noise, table, terms, fparams, ipara
         return gumbel_interior_select(nodes, children, prior, legal, n, fparams, scratch)
     term = visit_term(terms, nodes[n].visits, fparams, iparams)
     if rule == UCT:
-        return uct_select(nodes, children, legal, n, fparams, term)
+        return uct_select(nodes, children, legal, n, terms, term)
     return puct_select(nodes, children, prior, legal, n, fparams, term)
 
 
@@ -638,142 +617,3 @@ def results(r, nodes, children, prior, legal, noise, scratch, fparams, iparams, 
         for a in range(children.shape[1]):
             policy[row, a] = visits[row, a] / total if total > 0 else 0.0
         action[row] = _most_visited(r, nodes, children, legal, fparams[TEMPERATURE])
-
-
-# -- one call for the tree's side of a simulation ------------------------------------------------
-#
-# Every game's search (``search_drivers``) calls the tree's arithmetic through one C function,
-# ``tree_op``, by its address: compiled once (and cached) for every game, instead of being
-# compiled again into each game's search (numba optimises and emits a function's callees again
-# into every caller, which made a game's first search several times slower to compile than the
-# game's engine).
-
-
-@intrinsic
-def _pointer(typingctx, address):
-    """An address (an int) as a pointer, for ``nb.carray``."""
-
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], context.get_value_type(types.voidptr))
-
-    return types.voidptr(types.int64), codegen
-
-
-@intrinsic
-def unowned(typingctx, value):
-    """``value`` (an array, or a tuple of arrays and other values) as views of the same memory
-    that own none of it. numba counts the references of an array handed to a function it did not
-    inline with an atomic increment and decrement at every call, which cost a search's
-    simulation more than its selection arithmetic; a view owning nothing makes each a test of a
-    null pointer. The caller keeps the memory alive while the views are used."""
-
-    def strip(context, builder, typ, val):
-        if isinstance(typ, types.Array):
-            ary = context.make_array(typ)(context, builder, value=val)
-            ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
-            ary.parent = cgutils.get_null_value(ary.parent.type)
-            return ary._getvalue()
-        if isinstance(typ, types.BaseTuple):
-            items = [
-                strip(context, builder, t, builder.extract_value(val, k)) for k, t in enumerate(typ)
-            ]
-            return context.make_tuple(builder, typ, items)
-        context.nrt.incref(builder, typ, val)  # returned as a new reference, as the arrays are
-        return val
-
-    def codegen(context, builder, signature, args):
-        return strip(context, builder, signature.args[0], args[0])
-
-    return value(value), codegen
-
-
-@intrinsic
-def call_tree_op(typingctx, address, context, op, t, i, j, value):
-    """``tree_op(context, op, t, i, j, value)`` called through its ``address``."""
-    sig = types.float64(
-        types.int64, types.int64, types.int64, types.int64, types.int64, types.int64, types.float64
-    )
-
-    def codegen(cgctx, builder, signature, args):
-        i64 = ir.IntType(64)
-        fnty = ir.FunctionType(ir.DoubleType(), [i64, i64, i64, i64, i64, ir.DoubleType()])
-        fn = builder.inttoptr(args[0], fnty.as_pointer())
-        return builder.call(fn, args[1:])
-
-    return sig, codegen
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def _view(ctx, k, shape, dtype):
-    return nb.carray(_pointer(ctx[k]), shape, dtype)
-
-
-def _tree_op(context, op, t, i, j, value):
-    """One tree's side of a search step, on tree ``t`` of the arrays ``context`` addresses:
-
-    - OP_ROOT (``i`` the episode): the root's priors (uniform, or the evaluator's ``logits``
-      row where the evaluation is CALLBACK), its first visit, of ``value``, and its noise;
-    - OP_WALK (``i`` the episode): one simulation's way down, to where it makes a node (returns
-      FRESH, ``walk[t]`` = (parent, action)), reaches a terminal node (TERMINAL, (node, -1)) or
-      is cut off by MAX_DEPTH (AGAIN, (node, -1));
-    - OP_SETTLE (``i`` the node, ``j`` its code): the node's priors (as OP_ROOT's) unless it is
-      terminal, and the simulation counted with ``value`` (``settle``);
-    - OP_RESULTS (``i`` the episode): the root's results into the episode's rows (``results``).
-    """
-    ctx = nb.carray(_pointer(context), (CTX_SIZE,), np.int64)
-    trees, m, a, n = ctx[CTX_TREES], ctx[CTX_NODES_PER_TREE], ctx[CTX_ACTIONS], ctx[CTX_EPISODES]
-    nodes = _view(ctx, CTX_NODES, (trees, m), NODE)[t]
-    children = _view(ctx, CTX_CHILDREN, (trees, m, a), np.int32)[t]
-    prior = _view(ctx, CTX_PRIOR, (trees, m, a), np.float64)[t]
-    legal = _view(ctx, CTX_LEGAL, (trees, m, a), np.bool_)[t]
-    noise = _view(ctx, CTX_NOISE, (trees, a), np.float64)[t]
-    scratch = _view(ctx, CTX_SCRATCH, (trees, 2, a), np.float64)[t]
-    fparams = _view(ctx, CTX_FPARAMS, (F_PARAMS,), np.float64)
-    iparams = _view(ctx, CTX_IPARAMS, (I_PARAMS,), np.int64)
-    callback = iparams[EVALUATION] == CALLBACK
-    if op == OP_WALK:
-        table = _view(ctx, CTX_TABLE, (ctx[CTX_TABLE_ROWS], ctx[CTX_TABLE_COLUMNS]), np.int32)
-        walk = _view(ctx, CTX_WALK, (trees, 2), np.int64)[t]
-        terms = _view(ctx, CTX_TERMS, (ctx[CTX_TERMS_SIZE],), np.float64)
-        return walk_down(
-            nodes, children, prior, legal, noise, scratch, table, terms, fparams, iparams, walk
-        )
-    if op == OP_SETTLE:
-        if j != TERMINAL:
-            if callback:
-                logits = _view(ctx, CTX_LOGITS, (trees, a), np.float64)[t]
-                softmax_prior(legal, i, logits, prior)
-            else:
-                uniform_prior(legal, i, prior)
-        settle(nodes, i, j, value)
-        return 0.0
-    words = _view(ctx, CTX_WORDS, (n,), AGENT_RNG)
-    r = words[i]
-    if op == OP_ROOT:
-        if callback:
-            logits = _view(ctx, CTX_LOGITS, (trees, a), np.float64)[t]
-            softmax_prior(legal, np.int64(0), logits, prior)
-        else:
-            uniform_prior(legal, np.int64(0), prior)
-        root_value(r, nodes, prior, legal, noise, scratch, value, fparams, iparams)
-        return 0.0
-    out = (
-        _view(ctx, CTX_ACTION, (n,), np.int64),
-        _view(ctx, CTX_POLICY, (n, a), np.float64),
-        _view(ctx, CTX_VISITS, (n, a), np.int64),
-        _view(ctx, CTX_QVALUES, (n, a), np.float64),
-        _view(ctx, CTX_VALUE, (n,), np.float64),
-    )
-    results(r, nodes, children, prior, legal, noise, scratch, fparams, iparams, out, i)
-    return 0.0
-
-
-_TREE_OP = types.float64(
-    types.int64, types.int64, types.int64, types.int64, types.int64, types.float64
-)
-
-
-@functools.cache
-def tree_op_address():
-    """``tree_op``'s address, compiled (or loaded from numba's cache) on the first search."""
-    return nb.cfunc(_TREE_OP, cache=True, error_model="numpy")(_tree_op).address

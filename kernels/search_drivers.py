@@ -25,8 +25,8 @@ episode):
 - ``game``: ``(records, work, obs, legal_view, acts, rews)``: node records (T, M), a rollout's
   record (T,), the observation arrays (T rows), the legal mask's view, an action row and a reward
   row per tree;
-- ``params``: ``(fparams, iparams, table)`` (``kernels/search.py``'s indices; ``table`` the
-  sequential halving schedule);
+- ``params``: ``(fparams, iparams, table, terms)`` (``kernels/search.py``'s indices; ``table``
+  the sequential halving schedule, ``terms`` the selection's factors by visits);
 - ``out``: ``(action, policy, visits, qvalues, value)``, rows by episode.
 
 Leaf evaluation inside the search (``iparams[EVALUATION]``): ROLLOUT plays uniformly random legal
@@ -45,19 +45,21 @@ from vecenv.kernels.search import (
     FRESH,
     LOW,
     MAX_STEPS,
-    OP_RESULTS,
-    OP_ROOT,
-    OP_SETTLE,
-    OP_WALK,
     ROLLOUT,
     ROLLOUT_LIMIT,
     SIMULATIONS,
     TERMINAL,
-    call_tree_op,
-    unowned,
 )
 from vecenv.kernels.state import TERMINATED, TRUNCATED
+from vecenv.kernels.tree_op import (
+    OP_RESULTS,
+    OP_ROOT,
+    OP_SETTLE,
+    OP_WALK,
+    call_tree_op,
+)
 from vecenv.kernels.turns import ACTIVE
+from vecenv.kernels.views import borrowed
 
 # >>> bindings
 game_reset = game_step = game_observe = game_observe_step = game_act = None
@@ -220,7 +222,7 @@ def simulate(t, row, used, cfg, tree, game, obs, searcher, r, iparams, op, conte
 @nb.njit(cache=True, error_model="numpy", nogil=True)
 def run(states, rows, seats, cfgs, tree, game, obs, words, iparams, op, context, lo, hi):
     """The whole search of every tree, its leaves evaluated inside it (ROLLOUT or UNIFORM)."""
-    states, rows, seats, cfgs, tree, game, obs, words, iparams = unowned(
+    states, rows, seats, cfgs, tree, game, obs, words, iparams = borrowed(
         (states, rows, seats, cfgs, tree, game, obs, words, iparams)
     )
     rollouts = iparams[EVALUATION] == ROLLOUT
@@ -251,7 +253,7 @@ def run(states, rows, seats, cfgs, tree, game, obs, words, iparams, op, context,
 @nb.njit(cache=True, error_model="numpy", nogil=True)
 def begin(states, rows, seats, cfgs, tree, game, obs, used, lo, hi):
     """Every tree's root, its observation in the observation rows, for a Python evaluator."""
-    states, rows, seats, cfgs, tree, game, obs, used = unowned(
+    states, rows, seats, cfgs, tree, game, obs, used = borrowed(
         (states, rows, seats, cfgs, tree, game, obs, used)
     )
     for t in range(lo, hi):
@@ -298,7 +300,7 @@ def descend(
 ):
     """Every tree's next simulation down to its leaf: ``leaves``, ``codes`` and the leaves'
     seats to move (``movers``, -1 at a terminal node); the observation rows hold the leaves'."""
-    rows, seats, cfgs, tree, game, obs, words, iparams, used = unowned(
+    rows, seats, cfgs, tree, game, obs, words, iparams, used = borrowed(
         (rows, seats, cfgs, tree, game, obs, words, iparams, used)
     )
     for t in range(lo, hi):

@@ -42,7 +42,7 @@ import re
 import numba
 import numpy as np
 
-from vecenv.kernels import build
+from vecenv.kernels import build, tree_op
 from vecenv.kernels import search as kernels
 from vecenv.kernels.agents import AGENT_RNG
 from vecenv.kernels.rng import seed_words
@@ -242,7 +242,7 @@ class MCTS:
             table = kernels.considered_visits(rows, self.simulations)
         # The selection's factor per visit count (a node has at most S + 1 visits; past the
         # table's end the search computes it).
-        terms = np.zeros(min(self.simulations + 2, TERMS))
+        terms = np.zeros((2, min(self.simulations + 2, TERMS)))
         kernels.visit_terms(f, i, terms)
         self._params = (f, i, table, terms)
         self._trees = 0  # trees allocated
@@ -334,7 +334,7 @@ class MCTS:
 
     def _allocate(self, trees):
         """The trees' arrays for ``trees`` trees (kept for later searches), and the context that
-        hands their addresses to ``kernels.search.tree_op``."""
+        hands their addresses to ``kernels.tree_op.tree_op``."""
         m, a = self._nodes, self.num_actions
         (nodes, children, prior, legal, noise, scratch), game, obs = self._layout(trees)
         self._tree = (nodes, children, legal)
@@ -358,16 +358,16 @@ class MCTS:
             iparams,
             table,
         )
-        context = np.zeros(kernels.CTX_SIZE, dtype=np.int64)
+        context = np.zeros(tree_op.CTX_SIZE, dtype=np.int64)
         for k, arr in enumerate(self._held):
             assert arr.flags.c_contiguous
             context[k] = arr.ctypes.data
-        context[kernels.CTX_TABLE_ROWS], context[kernels.CTX_TABLE_COLUMNS] = table.shape
-        context[kernels.CTX_TERMS] = terms.ctypes.data
-        context[kernels.CTX_TERMS_SIZE] = terms.shape[0]
-        context[kernels.CTX_TREES] = trees
-        context[kernels.CTX_NODES_PER_TREE] = m
-        context[kernels.CTX_ACTIONS] = a
+        context[tree_op.CTX_TABLE_ROWS], context[tree_op.CTX_TABLE_COLUMNS] = table.shape
+        context[tree_op.CTX_TERMS] = terms.ctypes.data
+        context[tree_op.CTX_TERMS_SIZE] = terms.shape[1]
+        context[tree_op.CTX_TREES] = trees
+        context[tree_op.CTX_NODES_PER_TREE] = m
+        context[tree_op.CTX_ACTIONS] = a
         self._context = context
         self._trees = trees
 
@@ -496,10 +496,10 @@ class MCTS:
         """Before the trees of one search run: where they read the streams ``words`` and write
         the results ``out`` (by episode)."""
         context = self._context
-        context[kernels.CTX_WORDS] = words.ctypes.data
+        context[tree_op.CTX_WORDS] = words.ctypes.data
         for k, arr in enumerate(out):
-            context[kernels.CTX_ACTION + k] = arr.ctypes.data
-        context[kernels.CTX_EPISODES] = states.shape[0]
+            context[tree_op.CTX_ACTION + k] = arr.ctypes.data
+        context[tree_op.CTX_EPISODES] = states.shape[0]
 
     def _end_batch(self, words, out):
         """After the trees of one search ran (the streams and results are in place here)."""
@@ -507,7 +507,7 @@ class MCTS:
     def _run(self, drivers, states, rows, seats, words):
         cfgs, tree, game, obs = self.engine._cfg, self._tree, self._game, self._obs
         iparams = self._params[1]
-        op = kernels.tree_op_address()
+        op = tree_op.tree_op_address()
         context = self._context.ctypes.data
         each = self._spread(rows.size)
         if not callable(self.evaluator):

@@ -160,7 +160,10 @@ class Search:
             child = node.children.get(a)
             if child is None:
                 return a
-            score = child.q() + self.uct_c * math.sqrt(math.log(node.visits) / child.visits)
+            # OpenSpiel's c * sqrt(log(N) / n), computed as the search computes it
+            factor = self.uct_c * math.sqrt(math.log(node.visits))
+            explore = factor * (1.0 / math.sqrt(child.visits))
+            score = child.q() + explore
             if score > best:
                 best, chosen = score, a
         return chosen

@@ -189,7 +189,7 @@ def test_the_table_of_visit_terms_is_what_the_search_would_compute(
     tabled = MCTS(connectx, 40, selection=selection).search(states, seed=4)
     monkeypatch.setattr(vecenv.search, "TERMS", 3)  # past 2 visits the search computes them
     short = MCTS(connectx, 40, selection=selection)
-    assert short._params[3].shape == (3,)
+    assert short._params[3].shape == (2, 3)
     assert same(tabled, short.search(states, seed=4))
 
 
