@@ -237,3 +237,30 @@ def test_the_command_trains_and_refuses_bad_arguments(capsys, tmp_path):
     assert code != 0 and "needs an end" in err
     code, _, err = cli(capsys, "train", "alphazero", "--env", "tictactoe", "--simulations", "0")
     assert code == 2 and "--simulations" in err
+
+
+def test_a_game_whose_seats_move_at_once_trains_both_seats(capsys, tmp_path):
+    # rps: both seats move every ply, each searching its own action (the other's drawn inside
+    # its tree), and every ply gives a position of each seat
+    config = alphazero.AlphaZeroConfig(seed=2, **TINY)
+    trainer = alphazero.Trainer("rps", config, episodeSteps=6)
+    x, policy, target, plies = alphazero.self_play(
+        trainer.engine, trainer.mcts, trainer.features, config, 0, trainer.rng
+    )
+    assert plies == 5
+    assert x.shape[0] == policy.shape[0] == target.shape[0] == 2 * TINY["num_games"] * plies
+    np.testing.assert_allclose(policy.sum(axis=1), 1.0, rtol=1e-5)
+    assert np.all(np.abs(target) <= 1.0)
+    code, out, _ = cli(
+        capsys, "train", "alphazero", "--env", "rps", "--iterations", "1", "--num-games", "2",
+        "--simulations", "2", "--hidden", "8", "--updates", "1", "--batch-size", "4",
+        "--eval-every", "0", "--run-dir", str(tmp_path), "--config", "episodeSteps=4",
+    )  # fmt: skip
+    assert code == 0, out
+    run = json.loads((tmp_path / "run.json").read_text())
+    assert (run["configuration"], run["positions"]) == ({"episodeSteps": 4}, 2 * 2 * 3)
+    code, _, err = cli(
+        capsys, "train", "alphazero", "--env", "rps", "--iterations", "1",
+        "--run-dir", str(tmp_path / "bad"), "--config", "episodeSteps=-3",
+    )  # fmt: skip
+    assert code == 2 and "episodeSteps" in err

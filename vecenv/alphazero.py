@@ -232,9 +232,26 @@ def _stream_seed(seed, *counters):
     return int(words[0] >> np.uint64(1))
 
 
+def _played(result, mcts, config, ply, to_move, rng):
+    """The actions the games play from a search's ``result``: in PUCT's opening drawn from its
+    policy, past Gumbel's opening its improved policy's best; else the search's own."""
+    action = result.action.copy()
+    if config.selection == "puct" and ply < config.temperature_moves:
+        p = result.policy[to_move]
+        drawn = (p.cumsum(axis=1) > rng.random((p.shape[0], 1))).argmax(axis=1)
+        action[to_move] = drawn + mcts.low
+    elif config.selection == "gumbel" and ply >= config.temperature_moves:
+        # past the opening the games play the improved policy's best action, so their
+        # outcomes say what the positions are worth, not what the exploration did
+        action[to_move] = np.argmax(result.policy[to_move], axis=1) + mcts.low
+    return action
+
+
 def self_play(engine, mcts, features, config, iteration, rng):
     """Play every game of ``engine`` from its start to its end; returns the positions (features
-    seen by the mover), the search's policies and the movers' outcomes, and the plies played."""
+    seen by the mover), the search's policies and the movers' outcomes, and the plies played.
+    Each seat to move searches for itself: where both move at once (rps), each searches its own
+    action, the other's drawn at random inside its tree."""
     n = engine.num_envs
     engine.reset(seed=_stream_seed(config.seed, iteration, 0))
     rows = np.arange(n)
@@ -243,35 +260,30 @@ def self_play(engine, mcts, features, config, iteration, rng):
     while True:
         states = engine.get_state()
         running = states["done"] == 0
-        status = states["status"]
-        active = status == ACTIVE
-        to_move = running & (active.sum(axis=1) == 1)
-        if not to_move.any():
+        active = (states["status"] == ACTIVE) & running[:, None]
+        if not active.any():
             break
-        seat = np.argmax(active, axis=1)
-        result = mcts.search(
-            states, seed=_stream_seed(config.seed, iteration, ply + 1), mask=to_move
-        )
-        action = result.action.copy()
-        if config.selection == "puct" and ply < config.temperature_moves:
-            p = result.policy[to_move]
-            drawn = (p.cumsum(axis=1) > rng.random((p.shape[0], 1))).argmax(axis=1)
-            action[to_move] = drawn + mcts.low
-        elif config.selection == "gumbel" and ply >= config.temperature_moves:
-            # past the opening the games play the improved policy's best action, so their
-            # outcomes say what the positions are worth, not what the exploration did
-            action[to_move] = np.argmax(result.policy[to_move], axis=1) + mcts.low
-        obs = {}
-        for f in engine.observation:
-            arr = engine.obs[f.name]
-            obs[f.name] = (arr if f.shared else arr[rows, seat])[to_move]
-        xs.append(features(obs))
-        policies.append(result.policy[to_move].astype(np.float32))
-        movers.append(seat[to_move])
-        games.append(rows[to_move])
-        values.append(result.root_value[to_move])
         actions = np.full((n, 2), mcts.low, dtype=np.int64)
-        actions[rows[to_move], seat[to_move]] = action[to_move]
+        searches = 0
+        for seat in (0, 1):
+            to_move = active[:, seat]
+            if not to_move.any():
+                continue
+            # a second search in one ply (both seats move) draws from streams of its own
+            seed = _stream_seed(config.seed, iteration, ply + 1, *([seat] if searches else []))
+            searches += 1
+            result = mcts.search(states, seed=seed, mask=to_move, seats=np.full(n, seat))
+            action = _played(result, mcts, config, ply, to_move, rng)
+            obs = {}
+            for f in engine.observation:
+                arr = engine.obs[f.name]
+                obs[f.name] = (arr if f.shared else arr[:, seat])[to_move]
+            xs.append(features(obs))
+            policies.append(result.policy[to_move].astype(np.float32))
+            movers.append(np.full(int(to_move.sum()), seat))
+            games.append(rows[to_move])
+            values.append(result.root_value[to_move])
+            actions[to_move, seat] = action[to_move]
         engine.step(actions)
         ply += 1
     rewards = engine.get_state()["reward"].astype(np.float64)
@@ -280,8 +292,10 @@ def self_play(engine, mcts, features, config, iteration, rng):
     game, mover = np.concatenate(games), np.concatenate(movers)
     outcome = np.sign(rewards[game, mover] - rewards[game, 1 - mover])
     # the value target: the game's outcome for the mover, mixed with the search's root value
-    # (less noisy where one game's later moves decided it)
-    target = (1.0 - config.value_mix) * outcome + config.value_mix * np.concatenate(values)
+    # (less noisy where one game's later moves decided it), held to the value head's range
+    # (a game scoring every ply, rps, sums more than one ply's reward into a root value)
+    root = np.clip(np.concatenate(values), -1.0, 1.0)
+    target = (1.0 - config.value_mix) * outcome + config.value_mix * root
     return x, policy, target.astype(np.float32), ply
 
 
@@ -336,6 +350,7 @@ class Run:
 
     game: str
     config: AlphaZeroConfig
+    configuration: dict = dataclasses.field(default_factory=dict)  # the game's
     rows: list = dataclasses.field(default_factory=list)
     evaluations: list = dataclasses.field(default_factory=list)  # (iteration, Summary)
     seconds: float = 0.0
@@ -422,7 +437,7 @@ def train(game, config, run_dir, on_iteration=None, **configuration):
         raise ValueError(f"{name} is not a two-agent game: AlphaZero plays those")
     os.makedirs(run_dir, exist_ok=True)
     trainer = Trainer(name, config, **configuration)
-    run = Run(trainer.game, config)
+    run = Run(trainer.game, config, dict(configuration))
     start = time.perf_counter()
     try:
         while not _over(run, config, time.perf_counter() - start):
@@ -504,6 +519,7 @@ def _write(run, run_dir):
     info = {
         "game": run.game,
         "config": dataclasses.asdict(run.config),
+        "configuration": run.configuration,
         "seconds": run.seconds,
         "iterations": len(run.rows),
         "games": run.games,

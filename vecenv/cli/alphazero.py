@@ -20,6 +20,7 @@ from .common import (
     seed,
     unit_interval,
 )
+from .play import parse_config
 from .ppo import DEFAULT_RUNS, _need_torch, _wrote
 
 
@@ -91,7 +92,9 @@ def cmd_alphazero(args, out):
                 )
 
     try:
-        run = alphazero.train(game, config, run_dir, on_iteration=on_iteration)
+        run = alphazero.train(
+            game, config, run_dir, on_iteration=on_iteration, **parse_config(args.config)
+        )
     except ValueError as e:
         raise CliError(str(e)) from None
     if run.interrupted:
@@ -147,4 +150,7 @@ def add_parser(kinds):
     p.add_argument("--seed", type=seed, default=1, help="seed of the run (1)")
     p.add_argument("--torch-threads", type=positive_int, help="PyTorch's threads (1)")
     p.add_argument("--run-dir", help=f"where the run goes ({DEFAULT_RUNS}/alphazero-GAME-SEED)")
+    p.add_argument(
+        "--config", nargs="*", metavar="KEY=VALUE", help="the game's configuration, e.g. rows=5"
+    )
     p.set_defaults(func=cmd_alphazero)
