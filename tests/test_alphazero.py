@@ -264,3 +264,4 @@ def test_a_game_whose_seats_move_at_once_trains_both_seats(capsys, tmp_path):
         "--run-dir", str(tmp_path / "bad"), "--config", "episodeSteps=-3",
     )  # fmt: skip
     assert code == 2 and "episodeSteps" in err
+    assert not (tmp_path / "bad").exists()  # refused before the run's folder was made

@@ -32,8 +32,14 @@ def cmd_alphazero(args, out):
         game = registry.resolve(args.env)
     except ValueError as e:
         raise CliError(str(e)) from None
-    if registry.get_spec(game).num_agents != 2:
+    spec = registry.get_spec(game)
+    if spec.num_agents != 2:
         raise CliError(f"{game} is not a two-agent game: AlphaZero plays those")
+    configuration = parse_config(args.config)
+    try:
+        spec.resolve_configuration(configuration)  # refused before the run directory is made
+    except ValueError as e:
+        raise CliError(str(e)) from None
     values = {
         "num_games": args.num_games,
         "simulations": args.simulations,
@@ -92,9 +98,7 @@ def cmd_alphazero(args, out):
                 )
 
     try:
-        run = alphazero.train(
-            game, config, run_dir, on_iteration=on_iteration, **parse_config(args.config)
-        )
+        run = alphazero.train(game, config, run_dir, on_iteration=on_iteration, **configuration)
     except ValueError as e:
         raise CliError(str(e)) from None
     if run.interrupted:
