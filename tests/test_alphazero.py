@@ -5,6 +5,7 @@ settings and files are refused."""
 
 import csv
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -63,6 +64,39 @@ def test_the_loop_runs_end_to_end_and_writes_its_run(runs):
     assert [int(r["iteration"]) for r in rows] == [1, 2]
     assert rows[0]["win_random"] == "" and float(rows[1]["win_random"]) >= 0
     assert (folder / "model.pt").exists()
+    # one evaluation, so it is the best: its network is kept as best.pt
+    wins, draws = run.evaluations[0][1].wins, run.evaluations[0][1].draws
+    assert info["best"] == {"iteration": 2, "score": (wins + draws / 2) / 4}
+    best = torch.load(folder / "best.pt", weights_only=True)
+    assert best["extra"]["iteration"] == 2 and all(
+        torch.equal(best["weights"][k], weights(folder)[k]) for k in best["weights"]
+    )
+
+
+def test_the_best_evaluation_is_kept(tmp_path, monkeypatch):
+    # evaluations scripted: 2 of 4 points, then 3.5, then 1: the second network is kept
+    points = iter([(2, 0), (3, 1), (1, 0)])
+    saved = {}
+
+    def scripted(player, config, seed):
+        wins, draws = next(points)
+        k = len(saved) + 1
+        saved[k] = {n: w.clone() for n, w in player.network.state_dict().items()}
+        rate = (wins / 4, 0.0, 1.0)
+        return [SimpleNamespace(agents=("az", "random"), matches=4, wins=wins, draws=draws,
+                                losses=4 - wins - draws, win_rate=rate)]  # fmt: skip
+
+    monkeypatch.setattr(alphazero, "evaluate", scripted)
+    config = alphazero.AlphaZeroConfig(seed=3, **{**TINY, "iterations": 3, "eval_every": 1})
+    run = alphazero.train("tictactoe", config, str(tmp_path))
+    assert run.best == (2, 0.875)
+    kept = torch.load(tmp_path / "best.pt", weights_only=True)
+    assert kept["extra"] == {"iteration": 2, "score": 0.875}
+    assert all(torch.equal(kept["weights"][n], saved[2][n]) for n in saved[2])
+    assert not any(torch.equal(saved[3][n], saved[2][n]) for n in saved[2])  # not the last
+    info = json.loads((tmp_path / "run.json").read_text())
+    assert info["best"] == {"iteration": 2, "score": 0.875}
+    assert [e["wins"] for e in info["evaluations"]] == [2, 3, 1]
 
 
 def weights(folder):

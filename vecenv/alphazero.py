@@ -358,6 +358,7 @@ class Run:
     positions: int = 0
     interrupted: bool = False
     plotted: bool = False
+    best: tuple = None  # (iteration, score) of the best evaluation so far (``score``)
 
 
 class Trainer:
@@ -450,9 +451,14 @@ def train(game, config, run_dir, on_iteration=None, **configuration):
                 config.seconds and time.perf_counter() - start >= config.seconds
             )
             if config.eval_every and (k % config.eval_every == 0 or last):
-                for summary in evaluate(trainer.player(), config, seed=config.seed + k):
+                summaries = evaluate(trainer.player(), config, seed=config.seed + k)
+                for summary in summaries:
                     run.evaluations.append((k, summary))
                     row[f"win_{summary.agents[1]}"] = summary.win_rate[0]
+                # a run's evaluations wander: the best network so far is kept beside the last
+                if summaries and (run.best is None or score(summaries) >= run.best[1]):
+                    run.best = (k, score(summaries))
+                    trainer.save(os.path.join(run_dir, "best.pt"), iteration=k, score=run.best[1])
             run.seconds = time.perf_counter() - start
             row["seconds"] = run.seconds
             run.rows.append(row)
@@ -466,6 +472,12 @@ def train(game, config, run_dir, on_iteration=None, **configuration):
     trainer.save(os.path.join(run_dir, "model.pt"), iteration=trainer.done)
     _write(run, run_dir)
     return run
+
+
+def score(summaries):
+    """An evaluation's score: the mean over its opponents of the share of points taken (a win
+    1, a draw 1/2)."""
+    return float(np.mean([(s.wins + 0.5 * s.draws) / s.matches for s in summaries]))
 
 
 def _over(run, config, seconds):
@@ -526,6 +538,7 @@ def _write(run, run_dir):
         "positions": run.positions,
         "interrupted": run.interrupted,
         "evaluations": evaluations,
+        "best": None if run.best is None else {"iteration": run.best[0], "score": run.best[1]},
     }
     with open(os.path.join(run_dir, "run.json"), "w") as f:
         json.dump(info, f, indent=1)

@@ -2,9 +2,10 @@
 
     vecenv train alphazero --env connectx --minutes 30 [--num-games 128] [--simulations 32]
 
-The run directory (``runs/alphazero-GAME-SEED`` by default) gets ``model.pt``, checkpoints,
-``curve.csv``, ``curve.png`` and ``run.json``, also when Ctrl-C ends the run; a line per
-iteration says the losses, and each evaluation prints its win rates with 95% intervals.
+The run directory (``runs/alphazero-GAME-SEED`` by default) gets ``model.pt``, ``best.pt`` (the
+network of the best evaluation so far), checkpoints, ``curve.csv``, ``curve.png`` and
+``run.json``, also when Ctrl-C ends the run; a line per iteration says the losses, and each
+evaluation prints its win rates with 95% intervals.
 """
 
 import os
@@ -96,6 +97,8 @@ def cmd_alphazero(args, out):
                     file=out,
                     flush=True,
                 )
+        if run.best is not None and run.best[0] == row["iteration"]:
+            print(f"    the best so far (score {run.best[1]:.3f}): best.pt", file=out, flush=True)
 
     try:
         run = alphazero.train(game, config, run_dir, on_iteration=on_iteration, **configuration)
@@ -108,7 +111,8 @@ def cmd_alphazero(args, out):
         f"in {run.seconds:.1f} s",
         file=out,
     )
-    _wrote(run_dir, ("model.pt", "curve.csv", "run.json", "curve.png"), run.plotted, out)
+    best = ("best.pt",) if run.best is not None else ()
+    _wrote(run_dir, ("model.pt", *best, "curve.csv", "run.json", "curve.png"), run.plotted, out)
     return 130 if run.interrupted else 0
 
 
