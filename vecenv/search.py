@@ -582,7 +582,9 @@ class MCTS:
         if not isinstance(answer, tuple) or len(answer) != 2:
             raise ValueError("the evaluator must return (logits, values)")
         self._logits[:t] = _float_array(answer[0], (t, self.num_actions), "logits")
-        return _float_array(answer[1], (t,), "values")
+        # a node's mean is updated as (mean * visits + value) / (visits + 1)
+        limit = np.finfo(np.float64).max / (4.0 * (self.simulations + 2))
+        return _float_array(answer[1], (t,), "values", limit)
 
     # -- pickling: the settings travel, the trees and compiled code are made again ----------------
 
@@ -633,9 +635,11 @@ def _bool_mask(mask, n, what):
     return m
 
 
-def _float_array(value, shape, what):
-    """The evaluator's ``value`` as a float64 array of ``shape`` with finite entries, or
-    ValueError naming it."""
+def _float_array(value, shape, what, limit=np.inf):
+    """The evaluator's ``value`` as a float64 array of ``shape`` with finite real entries of at
+    most ``limit`` in size, or ValueError naming it."""
+    if np.iscomplexobj(value):
+        raise ValueError(f"the evaluator's {what} must be real numbers")
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -644,6 +648,11 @@ def _float_array(value, shape, what):
         raise ValueError(f"the evaluator's {what} must have shape {shape}, got {arr.shape}")
     if not np.isfinite(arr).all():
         raise ValueError(f"the evaluator's {what} must be finite")
+    if (np.abs(arr) > limit).any():
+        raise ValueError(
+            f"the evaluator's {what} must be within +-{limit:.3g} (a node's mean of up to "
+            "every simulation's value would overflow)"
+        )
     return np.ascontiguousarray(arr)
 
 

@@ -247,6 +247,8 @@ def test_the_evaluator_sees_the_movers_leaves_in_batches(connectx):
         (lambda n: (np.zeros((n, 7)), np.full(n, np.inf)), "values must be finite"),
         (lambda n: (np.zeros((n, 7)), np.array(["a"] * n)), "values must be numbers"),
         (lambda n: (np.zeros((n, 7)), [None] * n), "values must be finite"),
+        (lambda n: (np.zeros((n, 7)), np.full(n, 1e308)), r"values must be within \+-"),
+        (lambda n: (np.zeros((n, 7), dtype=complex), np.zeros(n)), "logits must be real"),
     ],
 )
 def test_a_bad_evaluator_answer_is_refused(connectx, answer, message):
