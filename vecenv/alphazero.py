@@ -29,6 +29,7 @@ command line and in ``vecenv.tournament.agent`` a checkpoint is spelt ``FILE.pt`
 
 import csv
 import dataclasses
+import functools
 import json
 import os
 import pickle
@@ -170,19 +171,36 @@ class Features:
         self.size = size
 
     def __call__(self, obs):
-        parts, onehots = [], {}
+        # Written into one array, block by block (``fields``' then ``crosses``'); a one-hot block
+        # is rows of an identity matrix taken by index, and a crossed block, the product of two
+        # one-hots, is the one-hot of the pair of indices.
+        rows = np.asarray(obs[self.fields[0][0]]).reshape(-1, self.fields[0][1]).shape[0]
+        out = np.empty((rows, self.size), dtype=np.float32)
+        indices, col = {}, 0
         for k, (name, cells, low, categories) in enumerate(self.fields):
-            x = np.asarray(obs[name]).reshape(-1, cells)
+            x = np.asarray(obs[name]).reshape(rows, cells)
             if categories:
                 index = np.clip(x.astype(np.int64) - low, 0, categories - 1)
-                onehots[k] = np.eye(categories, dtype=np.float32)[index]  # (T, cells, categories)
-                parts.append(onehots[k].reshape(x.shape[0], -1))
+                block = out[:, col : col + cells * categories].reshape(rows, cells, categories)
+                np.take(_identity(categories), index, axis=0, out=block)
+                indices[k] = index
+                col += cells * categories
             else:
-                parts.append(np.nan_to_num(x.astype(np.float32)))
+                out[:, col : col + cells] = np.nan_to_num(x.astype(np.float32))
+                col += cells
         for s, o in self.crosses:
-            crossed = onehots[s][..., None] * onehots[o][:, 0, None, None, :]
-            parts.append(crossed.reshape(crossed.shape[0], -1))
-        return np.concatenate(parts, axis=1)
+            _, cells, _, shared = self.fields[s]
+            own = self.fields[o][3]
+            pair = indices[s] * own + indices[o][:, :1]  # (T, cells): the (cell value, own) pair
+            block = out[:, col : col + cells * shared * own].reshape(rows, cells, shared * own)
+            np.take(_identity(shared * own), pair, axis=0, out=block)
+            col += cells * shared * own
+        return out
+
+
+@functools.cache
+def _identity(n):
+    return np.eye(n, dtype=np.float32)
 
 
 class Network(nn.Module):
