@@ -11,6 +11,7 @@ search against mctx's where mctx is not installed; where it is, the test also ru
     python -m tests.search.mctx_cases   # rewrites tests/search/mctx_cases.json
 """
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -24,14 +25,24 @@ SCHEDULES = [(1, 10), (2, 10), (3, 32), (4, 7), (7, 50), (9, 100), (16, 200)]
 LINES = [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]]
 
 
-def _jax():
+@contextlib.contextmanager
+def _float64():
+    """jax in float64 while mctx searches, as it was before afterwards: the switch is global, and
+    left on it breaks the other tests that run Pgx in the same process (its int32 arithmetic)."""
     import jax
 
+    before = jax.config.jax_enable_x64
     jax.config.update("jax_enable_x64", True)
-    import jax.numpy as jnp
-    import mctx
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_x64", before)
 
-    return jax, jnp, mctx
+
+def run_mctx(games, simulations):
+    """mctx's PUCT and Gumbel searches of ``games`` (``reference.TicTacToe`` positions)."""
+    with _float64():
+        return _run_mctx(games, simulations)
 
 
 def evaluate(jnp, board, mark):
@@ -44,9 +55,11 @@ def evaluate(jnp, board, mark):
     return logits, value
 
 
-def run_mctx(games, simulations):
-    """mctx's PUCT and Gumbel searches of ``games`` (``reference.TicTacToe`` positions)."""
-    jax, jnp, mctx = _jax()
+def _run_mctx(games, simulations):
+    import jax
+    import jax.numpy as jnp
+    import mctx
+
     lines = jnp.array(LINES)
     boards = jnp.array([g.board for g in games], dtype=jnp.int64)
     movers = jnp.array([g.mover for g in games], dtype=jnp.int64)
