@@ -299,3 +299,6 @@ def test_a_game_whose_seats_move_at_once_trains_both_seats(capsys, tmp_path):
     )  # fmt: skip
     assert code == 2 and "episodeSteps" in err
     assert not (tmp_path / "bad").exists()  # refused before the run's folder was made
+    with pytest.raises(ValueError, match="episodeSteps"):
+        alphazero.train("rps", config, str(tmp_path / "bad"), episodeSteps=-3)
+    assert not (tmp_path / "bad").exists()

@@ -454,8 +454,8 @@ def train(game, config, run_dir, on_iteration=None, **configuration):
     name = registry.resolve(game)
     if registry.get_spec(name).num_agents != 2:
         raise ValueError(f"{name} is not a two-agent game: AlphaZero plays those")
+    trainer = Trainer(name, config, **configuration)  # a bad configuration: before the folder
     os.makedirs(run_dir, exist_ok=True)
-    trainer = Trainer(name, config, **configuration)
     run = Run(trainer.game, config, dict(configuration))
     start = time.perf_counter()
     try:
@@ -474,9 +474,10 @@ def train(game, config, run_dir, on_iteration=None, **configuration):
                     run.evaluations.append((k, summary))
                     row[f"win_{summary.agents[1]}"] = summary.win_rate[0]
                 # a run's evaluations wander: the best network so far is kept beside the last
-                if summaries and (run.best is None or score(summaries) >= run.best[1]):
-                    run.best = (k, score(summaries))
-                    trainer.save(os.path.join(run_dir, "best.pt"), iteration=k, score=run.best[1])
+                points = score(summaries) if summaries else None
+                if points is not None and (run.best is None or points >= run.best[1]):
+                    run.best = (k, points)
+                    trainer.save(os.path.join(run_dir, "best.pt"), iteration=k, score=points)
             run.seconds = time.perf_counter() - start
             row["seconds"] = run.seconds
             run.rows.append(row)
