@@ -89,6 +89,17 @@ def _view(ctx, k, shape, dtype):
     return nb.carray(pointer(ctx[k]), shape, dtype)
 
 
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def _priors(ctx, t, n, legal, prior, callback):
+    """Node ``n``'s priors: the evaluator's logits row of tree ``t`` where the evaluation is
+    CALLBACK, else uniform over its legal actions."""
+    if callback:
+        logits = _view(ctx, CTX_LOGITS, (ctx[CTX_TREES], ctx[CTX_ACTIONS]), np.float64)[t]
+        softmax_prior(legal, n, logits, prior)
+    else:
+        uniform_prior(legal, n, prior)
+
+
 def _tree_op(context, op, t, i, j, value):
     """One tree's side of a search step, on tree ``t`` of the arrays ``context`` addresses:
 
@@ -121,21 +132,13 @@ def _tree_op(context, op, t, i, j, value):
         )
     if op == OP_SETTLE:
         if j != TERMINAL:
-            if callback:
-                logits = _view(ctx, CTX_LOGITS, (trees, a), np.float64)[t]
-                softmax_prior(legal, i, logits, prior)
-            else:
-                uniform_prior(legal, i, prior)
+            _priors(ctx, t, i, legal, prior, callback)
         settle(nodes, i, j, value)
         return 0.0
     words = _view(ctx, CTX_WORDS, (n,), AGENT_RNG)
     r = words[i]
     if op == OP_ROOT:
-        if callback:
-            logits = _view(ctx, CTX_LOGITS, (trees, a), np.float64)[t]
-            softmax_prior(legal, np.int64(0), logits, prior)
-        else:
-            uniform_prior(legal, np.int64(0), prior)
+        _priors(ctx, t, np.int64(0), legal, prior, callback)
         root_value(r, nodes, prior, legal, noise, scratch, value, fparams, iparams)
         return 0.0
     out = (
