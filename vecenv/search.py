@@ -101,6 +101,10 @@ def _finite(value, what, low=-math.inf, high=math.inf, low_open=False):
     return x
 
 
+def _host_ones(shape):
+    return np.ones(shape, dtype=np.bool_)
+
+
 class MCTS:
     """Batched MCTS over positions of one two-agent game (see the module).
 
@@ -320,10 +324,10 @@ class MCTS:
         )
         return tree, game, obs
 
-    def _with_legal_view(self, game, obs, ones):
+    def _with_legal_view(self, game, obs, ones=_host_ones):
         """``game`` of ``_layout`` (its arrays wherever they live) with the legal masks' view
         (T, 1 or 2, A) of the observation arrays ``obs`` in its place, or ``ones(shape)``
-        (every action legal) for a game without a ``legal`` field."""
+        (every action legal; host arrays by default) for a game without a ``legal`` field."""
         trees, a = obs[0].shape[0], self.num_actions
         if self._legal is None:
             view = ones((trees, 1, a))
@@ -339,7 +343,7 @@ class MCTS:
         (nodes, children, prior, legal, noise, scratch), game, obs = self._layout(trees)
         self._tree = (nodes, children, legal)
         self._obs = obs
-        self._game = self._with_legal_view(game, obs, _host_ones)
+        self._game = self._with_legal_view(game, obs)
         walk = game[5]
         self._used = np.zeros(trees, dtype=np.int64)
         self._logits = np.zeros((trees, a), dtype=np.float64)
@@ -616,10 +620,6 @@ class MCTS:
             f"MCTS({self.name!r}, simulations={self.simulations}, selection={self.selection!r}, "
             f"evaluator={_evaluator_name(self.evaluator)!r})"
         )
-
-
-def _host_ones(shape):
-    return np.ones(shape, dtype=np.bool_)
 
 
 def _evaluator_name(evaluator):

@@ -74,7 +74,7 @@ def search_signature(mcts):
     """The argument types of the GPU search's kernel for the searches of ``mcts`` (an ``MCTS``:
     its game, configuration and settings), as ``DeviceMCTS`` launches it."""
     tree, game, obs = mcts._layout(1)
-    game = mcts._with_legal_view(game, obs, lambda shape: np.ones(shape, dtype=np.bool_))
+    game = mcts._with_legal_view(game, obs)
     e = mcts.engine
     index = np.zeros(1, dtype=np.int64)
     states, words = np.zeros(1, dtype=e.state_dtype), np.zeros(1, dtype=AGENT_RNG)
