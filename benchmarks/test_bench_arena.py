@@ -21,7 +21,6 @@ Keys: ("arena", "tictactoe", impl), rates in runs per second.
 
 import os
 import random
-import tempfile
 import threading
 
 import report
@@ -67,20 +66,19 @@ class Agents:
         return configs
 
 
-def setup_arena():
-    folder = tempfile.mkdtemp(prefix="vecenv-bench-arena-")
+def setup_arena(folder):
     db = os.path.join(folder, "arena.sqlite")
     arena = Arena(db)
     arena.add_environment("ttt", env_class=ENV_CLASS, config=CONFIG)
     return db, arena
 
 
-def test_arena_http(benchmark):
+def test_arena_http(benchmark, tmp_path):
     benchmark.group = "Arena runs/s"
     clients, runs = (
         (SMOKE_CLIENTS, SMOKE_RUNS) if benchmark.disabled else (CLIENTS, RUNS_PER_CLIENT)
     )
-    db, arena = setup_arena()
+    db, arena = setup_arena(tmp_path)
     agents = Agents(arena)
     finished = []
     with ServerProcess(db) as server:
@@ -116,10 +114,10 @@ def test_arena_http(benchmark):
     )
 
 
-def test_arena_inprocess(benchmark):
+def test_arena_inprocess(benchmark, tmp_path):
     benchmark.group = "Arena runs/s"
     total = SMOKE_CLIENTS * SMOKE_RUNS if benchmark.disabled else CLIENTS * RUNS_PER_CLIENT
-    db, arena = setup_arena()
+    db, arena = setup_arena(tmp_path)
     agents = Agents(arena)
     finished = []
 

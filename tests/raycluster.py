@@ -32,7 +32,9 @@ def one_ray_at_a_time():
     if not run:
         yield
         return
-    with open(Path(tempfile.gettempdir()) / f"vecenv-tests-ray-{run}.lock", "w") as lock:
+    # In the session's scratch folder (tests/conftest.py), which goes when the session ends.
+    folder = os.environ.get("VECENV_TESTS_SCRATCH") or tempfile.gettempdir()
+    with open(Path(folder) / f"vecenv-tests-ray-{run}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield

@@ -8,9 +8,9 @@ between its ``games`` snippet markers, shown on the Games page too), so each fig
 the build only (``gallery/<game>.gif``), never into the repository.
 """
 
+import io
 import logging
 import re
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -118,13 +118,17 @@ def resized(frame):
     return image.resize((image.width * factor, image.height * factor), Image.Resampling.NEAREST)
 
 
-def write_gif(frames, path, fps):
+def gif_bytes(frames, fps):
     """An animated GIF of the frames, looping, shown at ``fps`` frames a second."""
     from PIL import Image
 
     images = [resized(f).convert("P", palette=Image.Palette.ADAPTIVE, colors=64) for f in frames]
     duration = max(20, round(1000 / fps))
-    images[0].save(path, save_all=True, append_images=images[1:], duration=duration, loop=0)
+    out = io.BytesIO()
+    images[0].save(
+        out, format="GIF", save_all=True, append_images=images[1:], duration=duration, loop=0
+    )
+    return out.getvalue()
 
 
 # -- the page -----------------------------------------------------------------------------------
@@ -187,7 +191,6 @@ def on_files(files, config):
     import vecenv
 
     table = game_table()
-    folder = Path(tempfile.mkdtemp(prefix="vecenv-gallery-"))
     _made.clear()
     for game in sorted(vecenv.list_envs()):
         if game not in table:
@@ -198,10 +201,9 @@ def on_files(files, config):
         picture = text_frame = None
         if mode == "rgb_array":
             fps = (engine.spec.raw.get("render") or {}).get("fps", 10)
-            path = folder / f"{game}.gif"
-            write_gif(frames, path, min(max(fps / stride, 6), 25))
             uri = f"{FOLDER}/{game}.gif"
-            files.append(File.generated(config, uri, abs_src_path=str(path)))
+            gif = gif_bytes(frames, min(max(fps / stride, 6), 25))
+            files.append(File.generated(config, uri, content=gif))
             picture = uri
         elif mode == "ansi":
             text_frame = frames[-1]

@@ -3,8 +3,8 @@
 new picture at the next build and no picture is committed.
 """
 
+import io
 import json
-import tempfile
 from pathlib import Path
 
 from mkdocs.structure.files import File
@@ -45,7 +45,7 @@ def race_plot(results, path):
     right.set_xlabel("env-steps/s while training (higher is better)")
     fig.suptitle(f"{results['env']}: the PPO race of {results['date'][:10]}", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=100, format="png")
     plt.close(fig)
 
 
@@ -66,7 +66,7 @@ def zoo_plot(results, path):
     ax.set_xlabel("env steps to the target, one point per seed (grey: the step budget)")
     ax.set_title(f"Tuned PPO configurations, run of {results['machine']['date']}", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=100, format="png")
     plt.close(fig)
 
 
@@ -77,9 +77,8 @@ PLOTS = {
 
 
 def on_files(files, config):
-    folder = Path(tempfile.mkdtemp(prefix="vecenv-plots-"))
     for uri, (source, draw) in PLOTS.items():
-        path = folder / uri.replace("/", "_")
-        draw(json.loads(source.read_text()), path)
-        files.append(File.generated(config, uri, abs_src_path=str(path)))
+        picture = io.BytesIO()
+        draw(json.loads(source.read_text()), picture)
+        files.append(File.generated(config, uri, content=picture.getvalue()))
     return files
