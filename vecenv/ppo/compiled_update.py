@@ -34,16 +34,8 @@ the largest gradient from a float64 computation, PyTorch's usually the farther. 
 same on every run and do not depend on the thread count (the kernel runs on the calling thread).
 Gradient norms are summed in float64.
 
-Minibatch order. ``update`` takes each epoch's permutation of the rows from the caller (an int64
-array of shape (epochs, rows)), or draws it from counter-based streams (``permutations``): with
-``mix64`` splitmix64's finaliser and ``G`` its golden-ratio increment (``vecenv.kernels.rng``),
-epoch ``e`` of update ``u`` shuffles ``0 .. rows-1`` by Fisher-Yates from the stream
-
-    word = mix64(mix64(mix64(seed ^ KEY) + u * G) + e * G),  draw j = mix64(word + (j + 1) * G)
-
-swapping position ``i`` (from ``rows - 1`` down to 1) with ``floor(U * (i + 1))`` for the next
-draw's float64 uniform ``U`` (its top 53 bits), so an order depends only on ``(seed, u, e)`` and
-the row count.
+Minibatch order: each epoch's permutation of the rows comes from the caller (an int64 array
+of shape (epochs, rows)) or from counter-based streams (``vecenv.ppo.minibatches``).
 """
 
 import math
@@ -52,67 +44,15 @@ import numba as nb
 import numpy as np
 import torch
 
-from vecenv.kernels.rng import GOLDEN, mix64
-
 from . import dense
+from .adam import clip_and_adam
 from .compiled import _features, _unsupported, _word
 from .dense_grad import input_grad, row_sums, tanh_grad, weight_grad
+from .minibatches import are_permutations, permutations
+from .ppo_loss import loss_head
 
 LANES = dense.LANES
 STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "grad_norm")
-
-BETA1, BETA2, EPS = 0.9, 0.999, 1e-5  # the trainer's torch.optim.Adam(..., eps=1e-5)
-
-_KEY = np.uint64(0x5BD1E9955BD1E995)  # keeps these streams apart from the rollout's
-_INV53 = 1.0 / 9007199254740992.0  # 2**-53
-_S11 = np.uint64(11)
-_HALF_LOG_TWO_PI = 0.5 * math.log(2.0 * math.pi)
-_F = np.float32
-_ONE = _F(1.0)
-_ADV_EPS = _F(1e-8)
-_NORM_EPS = _F(1e-6)
-# Adam's constants as PyTorch's float32 kernels see the Python floats it passes them.
-_LERP1 = _F(1.0 - BETA1)
-_BETA2 = _F(BETA2)
-_WEIGHT2 = _F(1.0 - BETA2)
-_EPS = _F(EPS)
-
-
-@nb.njit(cache=True, error_model="numpy")
-def _permute(seed, update, size, out):
-    """``out[e]`` the shuffle of ``0 .. size-1`` for epoch ``e`` of ``update`` (see the module)."""
-    base = mix64(mix64(seed ^ _KEY) + update * GOLDEN)
-    for e in range(out.shape[0]):
-        word = mix64(base + np.uint64(e) * GOLDEN)
-        row = out[e]
-        for i in range(size):
-            row[i] = i
-        for i in range(size - 1, 0, -1):
-            # the stream's draws in order: draw size - 1 - i, from 0
-            u = np.float64(mix64(word + np.uint64(size - i) * GOLDEN) >> _S11) * _INV53
-            k = int(u * (i + 1))
-            row[i], row[k] = row[k], row[i]
-
-
-def permutations(seed, update, epochs, size):
-    """The (epochs, size) int64 minibatch orders of update number ``update`` under ``seed``."""
-    out = np.empty((_count(epochs, "epochs"), _count(size, "size")), dtype=np.int64)
-    _permute(_word(seed, "seed"), _word(update, "update"), out.shape[1], out)
-    return out
-
-
-@nb.njit(cache=True, error_model="numpy")
-def _are_permutations(order, seen):
-    """Whether every row of ``order`` holds each of ``0 .. order.shape[1]-1`` once."""
-    size = order.shape[1]
-    for e in range(order.shape[0]):
-        seen[:size] = False
-        for i in range(size):
-            v = order[e, i]
-            if v < 0 or v >= size or seen[v]:
-                return False
-            seen[v] = True
-    return True
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -146,236 +86,6 @@ def _backward(ws, gws, gbs, feat, acts, grad, spare, cols):
             tanh_grad(dx, x, n_in, cols)
             grad, spare = spare, grad
             dy = dx
-
-
-@nb.njit(cache=True, error_model="numpy")
-def _head(
-    idx,
-    m,
-    cols,
-    logits,
-    value,
-    act_index,
-    act_value,
-    old_logp,
-    adv,
-    returns,
-    old_values,
-    mask,
-    has_mask,
-    discrete,
-    log_std,
-    glog,
-    norm_adv,
-    clip_coef,
-    clip_vloss,
-    ent_coef,
-    vf_coef,
-    dlogits,
-    dvalue,
-    glog_sum,
-    probs,
-    stats,
-):
-    """The loss's gradient with respect to the actor's outputs (into ``dlogits``), the critic's
-    (into ``dvalue``) and ``log_std`` (into ``glog``, summed in ``glog_sum``), for the minibatch
-    rows ``idx``; the minibatch's losses into ``stats``. ``probs`` is scratch for a row's
-    log-probabilities and probabilities."""
-    n_act = logits.shape[0]
-    inv_m = 1.0 / m
-    mean32, den32 = _F(0.0), _ONE
-    if norm_adv and m > 1:
-        total = 0.0
-        for r in range(m):
-            total += np.float64(adv[idx[r]])
-        mean = total / m
-        squares = 0.0
-        for r in range(m):
-            d = np.float64(adv[idx[r]]) - mean
-            squares += d * d
-        mean32 = _F(mean)
-        den32 = _F(math.sqrt(squares / (m - 1))) + _ADV_EPS
-    # The clamp bounds as PyTorch's float32 clamp sees the Python floats 1 -+ clip_coef.
-    lo32, hi32 = _F(1.0 - clip_coef), _F(1.0 + clip_coef)
-    c32 = _F(clip_coef)
-    # The Gaussian's spread (log_std changes every step), as CompiledPolicy computes it.
-    constant = 0.0
-    row_entropy = 0.0
-    if not discrete:
-        for d in range(n_act):
-            constant -= np.float64(log_std[d]) + _HALF_LOG_TWO_PI
-            row_entropy += 0.5 + _HALF_LOG_TWO_PI + np.float64(log_std[d])
-            glog_sum[d] = 0.0
-    pg_sum = v_sum = ent_sum = kl_sum = 0.0
-    clipped_rows = 0
-    for r in range(m):
-        q = idx[r]
-        entropy = row_entropy
-        if discrete:
-            top = -np.inf
-            for a in range(n_act):
-                if not has_mask or mask[q, a]:
-                    top = max(top, np.float64(logits[a, r]))
-            total = 0.0
-            for a in range(n_act):
-                weight = 0.0
-                if not has_mask or mask[q, a]:
-                    weight = math.exp(np.float64(logits[a, r]) - top)
-                probs[1, a] = weight
-                total += weight
-            # (logit - top) - log(total), in CompiledPolicy's order: the same float32 logp.
-            log_total = math.log(total)
-            entropy = 0.0
-            for a in range(n_act):
-                if probs[1, a] > 0.0:
-                    lp = (np.float64(logits[a, r]) - top) - log_total
-                    probs[0, a] = lp
-                    probs[1, a] /= total
-                    entropy -= probs[1, a] * lp
-            new_logp = _F((np.float64(logits[act_index[q], r]) - top) - log_total)
-        else:
-            squares = 0.0
-            for d in range(n_act):
-                dev = (np.float64(act_value[q, d]) - np.float64(logits[d, r])) / math.exp(
-                    np.float64(log_std[d])
-                )
-                squares += dev * dev
-            new_logp = _F(constant - 0.5 * squares)
-        log_ratio = new_logp - old_logp[q]
-        ratio = _F(math.exp(np.float64(log_ratio)))
-        a32 = (adv[q] - mean32) / den32
-        t1 = -a32 * ratio
-        t2 = -a32 * min(max(ratio, lo32), hi32)
-        inside = lo32 <= ratio <= hi32
-        g1 = -np.float64(a32)
-        g2 = g1 if inside else 0.0
-        if t1 > t2:
-            g_ratio = g1
-        elif t1 < t2:
-            g_ratio = g2
-        else:
-            g_ratio = 0.5 * (g1 + g2)
-        g_logp = g_ratio * np.float64(ratio) * inv_m
-        pg_sum += np.float64(max(t1, t2))
-        ent_sum += entropy
-        kl_sum += (np.float64(ratio) - 1.0) - np.float64(log_ratio)
-        if abs(np.float64(ratio) - 1.0) > clip_coef:
-            clipped_rows += 1
-        if discrete:
-            g_ent = ent_coef * inv_m
-            for a in range(n_act):
-                p = probs[1, a]
-                if p > 0.0:  # masked actions, and any whose probability underflows, get none
-                    pick = 1.0 if a == act_index[q] else 0.0
-                    dlogits[a, r] = _F(g_logp * (pick - p) + g_ent * p * (probs[0, a] + entropy))
-                else:
-                    dlogits[a, r] = _F(g_logp) if a == act_index[q] else _F(0.0)
-        else:
-            for d in range(n_act):
-                std = math.exp(np.float64(log_std[d]))
-                dev = (np.float64(act_value[q, d]) - np.float64(logits[d, r])) / std
-                dlogits[d, r] = _F(g_logp * dev / std)
-                glog_sum[d] += g_logp * (dev * dev - 1.0)
-        v = value[0, r]
-        ret = returns[q]
-        if clip_vloss:
-            old = old_values[q]
-            delta = v - old
-            clipped = old + min(max(delta, -c32), c32)
-            e1, e2 = v - ret, clipped - ret
-            s1, s2 = e1 * e1, e2 * e2
-            d1 = 2.0 * np.float64(e1)
-            d2 = 2.0 * np.float64(e2) if -c32 <= delta <= c32 else 0.0
-            if s1 > s2:
-                g_v = d1
-            elif s1 < s2:
-                g_v = d2
-            else:
-                g_v = 0.5 * (d1 + d2)
-            v_sum += np.float64(max(s1, s2))
-        else:
-            e1 = v - ret
-            g_v = 2.0 * np.float64(e1)
-            v_sum += np.float64(e1 * e1)
-        dvalue[0, r] = _F(0.5 * vf_coef * inv_m * g_v)
-    for r in range(m, cols):
-        for a in range(n_act):
-            dlogits[a, r] = 0.0
-        dvalue[0, r] = 0.0
-    if not discrete:
-        for d in range(n_act):
-            glog[d] = _F(glog_sum[d] - ent_coef)
-    stats[0] = pg_sum * inv_m
-    stats[1] = 0.5 * v_sum * inv_m
-    stats[2] = ent_sum * inv_m
-    stats[3] = kl_sum * inv_m
-    stats[4] = clipped_rows * inv_m
-
-
-@nb.njit(cache=True, error_model="numpy")
-def _sum_squares(x):
-    """``sum(float64(x) ** 2)`` in eight interleaved partial sums (their order fixed): a single
-    running sum would wait on each addition's latency."""
-    n = x.shape[0]
-    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
-    whole = n - n % 8
-    for i in range(0, whole, 8):
-        v0, v1 = np.float64(x[i]), np.float64(x[i + 1])
-        v2, v3 = np.float64(x[i + 2]), np.float64(x[i + 3])
-        v4, v5 = np.float64(x[i + 4]), np.float64(x[i + 5])
-        v6, v7 = np.float64(x[i + 6]), np.float64(x[i + 7])
-        s0 += v0 * v0
-        s1 += v1 * v1
-        s2 += v2 * v2
-        s3 += v3 * v3
-        s4 += v4 * v4
-        s5 += v5 * v5
-        s6 += v6 * v6
-        s7 += v7 * v7
-    for i in range(whole, n):
-        v = np.float64(x[i])
-        s0 += v * v
-    return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
-
-
-@nb.njit(cache=True, error_model="numpy")
-def _adam(p, grad, exp_avg, exp_avg_sq, step_size, root2):
-    """One Adam step on ``p`` in float32, operation for operation as PyTorch's single-tensor
-    Adam: ``exp_avg.lerp_(g, 1 - beta1)``, ``exp_avg_sq.mul_(beta2).addcmul_(g, g, 1 - beta2)``,
-    ``p.addcdiv_(exp_avg, exp_avg_sq.sqrt() / root2 + eps, value=step_size)``."""
-    for i in range(p.shape[0]):
-        g = grad[i]
-        m = exp_avg[i]
-        m = m + _LERP1 * (g - m)
-        v = exp_avg_sq[i] * _BETA2 + _WEIGHT2 * g * g
-        exp_avg[i] = m
-        exp_avg_sq[i] = v
-        p[i] = p[i] + step_size * m / (np.sqrt(v) / root2 + _EPS)
-
-
-@nb.njit(cache=True, error_model="numpy")
-def _clip_and_adam(params, grad, exp_avg, exp_avg_sq, max_norm, lr, step):
-    """Clip ``grad`` (all parameters' gradients, flat) to ``max_norm`` and take Adam step
-    number ``step`` on ``params`` (flat views, in ``grad``'s order). Returns the gradient's norm
-    before clipping; where it is not finite nothing is changed."""
-    norm = math.sqrt(_sum_squares(grad))
-    if not math.isfinite(norm):
-        return norm
-    # max_norm / (norm + 1e-6) as PyTorch takes it: a float32 reciprocal times max_norm.
-    coef = (_ONE / (_F(norm) + _NORM_EPS)) * _F(max_norm)
-    if coef < _ONE:
-        for i in range(grad.shape[0]):
-            grad[i] = grad[i] * coef
-    correction1 = 1.0 - BETA1**step
-    correction2 = 1.0 - BETA2**step
-    step_size = _F(-(lr / correction1))
-    root2 = _F(correction2**0.5)
-    at = 0
-    for p in params:
-        end = at + p.shape[0]
-        _adam(p, grad[at:end], exp_avg[at:end], exp_avg_sq[at:end], step_size, root2)
-        at = end
-    return norm
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -456,7 +166,7 @@ def _update(
             dlogits = g0[: n_act * cols].reshape(n_act, cols)
             dvalue = g2[:cols].reshape(1, cols)
             row = stats[done]
-            _head(
+            loss_head(
                 idx,
                 m,
                 cols,
@@ -486,18 +196,12 @@ def _update(
             )
             _backward(aw, gaw, gab, fv, a_acts, g0, g1, cols)
             _backward(cw, gcw, gcb, fv, c_acts, g2, g1, cols)
-            row[5] = _clip_and_adam(params, grad, exp_avg, exp_avg_sq, max_norm, lr, step + 1)
+            row[5] = clip_and_adam(params, grad, exp_avg, exp_avg_sq, max_norm, lr, step + 1)
             if not math.isfinite(row[5]):
                 return done
             step += 1
             done += 1
     return done
-
-
-def _count(value, name):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
-    return int(value)
 
 
 def _view(tensor):
@@ -802,7 +506,7 @@ class CompiledUpdate:
         if order.shape != (epochs, rows):
             raise ValueError(f"order must have shape ({epochs}, {rows}), got {order.shape}")
         order = np.ascontiguousarray(order)
-        if not _are_permutations(order, self._seen):
+        if not are_permutations(order, self._seen):
             raise ValueError("every row of order must be a permutation of range(rows)")
         return order
 
