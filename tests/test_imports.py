@@ -35,6 +35,9 @@ LAYERS = (
         "engine",
         (
             "vecenv.engine",
+            "vecenv.inputs",
+            "vecenv.records",
+            "vecenv.dispatch",
             "vecenv.registry",
             "vecenv.protocol",
             "vecenv.spec",

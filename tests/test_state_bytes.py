@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from tests.child import run_python
-from vecenv.engine import Engine, copy_records
+from vecenv.engine import Engine
+from vecenv.records import copy_records
 
 GAMES = ["connectx", "cartpole", "tictactoe", "pendulum", "othello"]
 

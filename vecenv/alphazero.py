@@ -40,8 +40,10 @@ import torch
 from torch import nn
 
 from vecenv import registry, search, selfplay
-from vecenv.engine import SEED_LIMIT, Engine, is_integer
+from vecenv.engine import Engine
+from vecenv.inputs import SEED_LIMIT
 from vecenv.kernels.turns import ACTIVE
+from vecenv.spec import is_integer
 
 FORMAT = "vecenv.alphazero/1"
 ONE_HOT_LIMIT = 16  # integer fields with at most this many values are one-hot encoded

@@ -48,8 +48,9 @@ from dm_env import specs
 from . import csuite_dm as dm_env_wrapper
 from . import registry
 from .csuite_dm import DMEnvFromCSuite
-from .engine import SEED_LIMIT, Engine, fresh_seed, is_integer
-from .spec import evaluate
+from .engine import Engine
+from .inputs import SEED_LIMIT, fresh_seed
+from .spec import evaluate, is_integer
 
 __all__ = ["EnvName", "Environment", "load", "DMEnvFromCSuite", "dm_env_wrapper"]
 

@@ -8,8 +8,6 @@ Buffers are reused between calls: ``step`` and ``reset`` return views of them, v
 call. Copy what you keep (the faces do, where their interface promises fresh arrays).
 """
 
-import contextlib
-import re
 import time
 
 import numba
@@ -18,33 +16,30 @@ import numpy as np
 from vecenv.kernels import build, rng
 from vecenv.kernels import precision as _precision
 from vecenv.kernels.state import (
-    DISABLED,
     HEADER,
     HEADER_NAMES,
     HELD,
-    NEXT_STEP,
     SAME_STEP,
     state_dtype,
 )
 
 from . import memory, positions, registry
 from . import threads as threads_policy
+from .dispatch import compiling, entry_point
+from .inputs import (
+    AUTORESET_MODES,
+    action_array,
+    autoreset_mode,
+    check_action_dtype,
+    check_seed,
+    fresh_seed,
+)
+from .records import check_loaded_states, copy_records
 from .spec import is_integer
-
-AUTORESET_MODES = {"next_step": NEXT_STEP, "same_step": SAME_STEP, "disabled": DISABLED}
 
 # How many threads a step uses is ``vecenv.threads``' concern (never below PARALLEL_MIN_ENVS).
 PARALLEL_MIN_ENVS = threads_policy.PARALLEL_MIN_ENVS
 NO_TIME_LIMIT = np.iinfo(np.int64).max
-SEED_LIMIT = 2**64
-
-
-def _check_seed(seed):
-    if not is_integer(seed):
-        raise ValueError(f"a seed must be a non-negative integer, got {seed!r}")
-    if not 0 <= int(seed) < SEED_LIMIT:
-        raise ValueError(f"a seed must be in [0, 2**64), got {seed!r}")
-    return int(seed)
 
 
 def _read_only_views(fields, arrays):
@@ -54,144 +49,6 @@ def _read_only_views(fields, arrays):
         view.flags.writeable = False
         views[f.name] = view
     return views
-
-
-def check_action_dtype(game, discrete, dtype):
-    """Raise ValueError unless actions of ``dtype`` can be taken without a silent cast: integers
-    for a discrete game, integers or floats for a continuous one. Structured, object, bool,
-    complex and time dtypes are refused; a non-native byte order is converted."""
-    if dtype.kind not in "iu" and (discrete or dtype.kind != "f"):
-        want = "integers" if discrete else "numbers"
-        raise ValueError(f"{game} actions must be {want}, got dtype {dtype}")
-
-
-def action_array(game, actions):
-    """``actions`` as an ndarray the checks can trust, or TypeError. A masked array is refused:
-    ``np.asarray`` would silently drop its mask and step with whatever lies under it. Other
-    ndarray subclasses (memmap, matrix, ...) are read as plain arrays."""
-    if type(actions) is np.ndarray:
-        return actions
-    if isinstance(actions, np.ma.MaskedArray):
-        raise TypeError(f"{game} actions must be a plain numpy array, got a masked array")
-    a = np.asarray(actions)
-    return a if type(a) is np.ndarray else a.view(np.ndarray)
-
-
-def _record_bytes(dtype, offset, covered):
-    """Mark in ``covered`` the bytes of a record ``dtype`` at ``offset`` that hold a field."""
-    if dtype.fields is not None:
-        for sub, off, *_ in dtype.fields.values():
-            _record_bytes(sub, offset + off, covered)
-    elif dtype.subdtype is not None and dtype.base.fields is not None:
-        base = dtype.base
-        for k in range(dtype.itemsize // base.itemsize):
-            _record_bytes(base, offset + k * base.itemsize, covered)
-    else:
-        covered[offset : offset + dtype.itemsize] = True
-
-
-def copy_records(states, where):
-    """The records ``states[where]`` (``where`` an int or index array) as a copy whose padding
-    bytes are zero: numpy copies records field by field, leaving an aligned record's padding as
-    whatever the fresh memory held, so equal states would differ in ``tobytes()``."""
-    dtype = states.dtype
-    covered = np.zeros(dtype.itemsize, dtype=np.bool_)
-    _record_bytes(dtype, 0, covered)
-    raw = np.ascontiguousarray(states).view(np.uint8).reshape(len(states), dtype.itemsize)
-    out = raw[np.atleast_1d(where)]  # a copy, bytes and all
-    out[:, ~covered] = 0
-    return out.view(dtype).reshape(np.shape(where))
-
-
-def check_loaded_states(check_state, saved, dtype, num_envs):
-    """A pickled engine's state records pass ``set_state``'s checks (``check_state``) before they
-    are copied in: a garbled pickle raises ValueError naming its first bad episode."""
-    if not isinstance(saved, np.ndarray) or saved.dtype != dtype or saved.shape != (num_envs,):
-        raise ValueError("a pickled engine's _states does not fit this game")
-    try:
-        check_state(saved)
-    except ValueError as whole:
-        # Only on failure: find the episode to name, one record at a time.
-        for i in range(num_envs):
-            try:
-                check_state(saved[i : i + 1])
-            except ValueError as one:
-                raise ValueError(f"a pickled engine's episode {i} has a bad state: {one}") from None
-        raise ValueError(f"a pickled engine's states are bad: {whole}") from None
-
-
-def fresh_seed():
-    """A seed from the operating system's entropy, for engines made without one."""
-    return int(np.random.SeedSequence().entropy) % SEED_LIMIT
-
-
-def autoreset_mode(mode):
-    """Normalise an autoreset mode given as a name, a gymnasium AutoresetMode or its value."""
-    value = getattr(mode, "value", mode)
-    if isinstance(value, str):
-        key = value.lower().replace("-", "").replace("_", "")  # "NextStep", "next_step", ...
-        for name in AUTORESET_MODES:
-            if name.replace("_", "") == key:
-                return name
-    raise ValueError(f"autoreset must be one of {sorted(AUTORESET_MODES)}, got {mode!r}")
-
-
-def _type_key(a):
-    """What numba's type of ``a`` depends on, cheaper to compute than ``numba.typeof``."""
-    if isinstance(a, np.ndarray):
-        f = a.flags
-        return (a.dtype, a.ndim, f.c_contiguous, f.f_contiguous, f.writeable, f.aligned)
-    if isinstance(a, tuple):
-        return tuple(_type_key(x) for x in a)
-    return type(a)
-
-
-_ENTRY_POINTS = {}
-
-
-@contextlib.contextmanager
-def _compiling(game):
-    """numba's compile errors in a game's rules as a ``GameError`` naming the game, the rules'
-    function and numba's own message, without the drivers' part of numba's report."""
-    try:
-        yield
-    except numba.core.errors.NumbaError as exc:
-        raise registry.GameError(_compile_report(game, str(exc))) from None
-
-
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def _compile_report(game, text):
-    # numba colours its report where pygments is installed: the message is read, and shown, plain.
-    lines = _ANSI.sub("", text).splitlines()
-    where = ""
-    for k, line in enumerate(lines):
-        if line.startswith('File "') and "vecenv_drivers_" not in line:
-            function = lines[k + 1].strip() if k + 1 < len(lines) else ""
-            name = function[4:].split("(")[0] if function.startswith("def ") else "?"
-            where = f" in {name} ({line[5:].rstrip(':')})"
-            break
-    # Numba's report up to where it enters the drivers that call the rules.
-    cut = next((k for k, line in enumerate(lines) if "resolving callee type" in line), len(lines))
-    body = "\n".join(lines[:cut]).strip()
-    return f"{game}: the rules do not compile{where}:\n{body}"
-
-
-def _entry_point(dispatcher, args):
-    """The machine code compiled for exactly these arguments' types, callable without numba's
-    type dispatch (about 1.3 us per call, most of a small batch's step). It checks no types, so it
-    is only ever called with arguments of the very types it was looked up with. None if this numba
-    keeps no such entry. Looked up once per dispatcher and argument types (numba's own lookup
-    costs a millisecond or so: more than a small engine's whole episode)."""
-    key = (dispatcher, tuple(_type_key(a) for a in args))
-    if key not in _ENTRY_POINTS:
-        try:
-            found = dispatcher.overloads[tuple(numba.typeof(a) for a in args)].entry_point
-        except (AttributeError, KeyError, TypeError, ValueError):
-            found = None
-        _ENTRY_POINTS[key] = found
-    return _ENTRY_POINTS[key]
 
 
 class Engine:
@@ -329,7 +186,7 @@ class Engine:
         # Episode i draws from the stream of episode ``first_episode + i`` of the seed: an engine
         # that plays a slice of a larger batch (``vecenv.ray``) sets it before a seeded reset.
         self.first_episode = 0
-        self.seed = fresh_seed() if seed is None else _check_seed(seed)
+        self.seed = fresh_seed() if seed is None else check_seed(seed)
         self.reset(seed=self.seed)
 
     def _bytes_per_episode(self, fields):
@@ -379,17 +236,17 @@ class Engine:
         reseed = seed is not None
         if reseed:
             if is_integer(seed):
-                self.seed = _check_seed(seed)
+                self.seed = check_seed(seed)
                 first = np.uint64(self.first_episode)
                 rng.seed_words(np.uint64(self.seed), self._words, mask, first)
             else:
                 seeds = list(seed)
                 if len(seeds) != self.num_envs:
                     raise ValueError(f"expected {self.num_envs} seeds, got {len(seeds)}")
-                seeds = [_check_seed(s) for s in seeds]
+                seeds = [check_seed(s) for s in seeds]
                 for i, s in enumerate(seeds):
                     self._words[i] = rng.seed_word(np.uint64(s), np.uint64(0))
-        with _compiling(self.name):
+        with compiling(self.name):
             self._drivers.reset(self._states, self._cfg, self._obs, mask, self._words, reseed)
         if placed is not None:
             # The header stays the reset's (the stream continued or reseeded, not done), but for
@@ -492,17 +349,17 @@ class Engine:
             # One entry point per variant: with and without agents.
             call = self._fast_steps.get(agents is None)
             if call is None:
-                with _compiling(self.name):  # compiles or loads the loop on the first call
+                with compiling(self.name):  # compiles or loads the loop on the first call
                     self._drivers.step.compile(tuple(numba.typeof(x) for x in args))
-                call = _entry_point(self._drivers.step, args) or self._drivers.step
+                call = entry_point(self._drivers.step, args) or self._drivers.step
                 self._fast_steps[agents is None] = call
         if policy.timing:
             start = time.perf_counter()
-            with _compiling(self.name):
+            with compiling(self.name):
                 bad = call(*args)
             policy.record(k, time.perf_counter() - start)
         else:
-            with _compiling(self.name):
+            with compiling(self.name):
                 bad = call(*args)
         if bad >= 0:
             self._raise_bad_action(bad, flat)
@@ -543,7 +400,7 @@ class Engine:
         sig = tuple(numba.typeof(x) for x in head)
         sig += (numba.typeof(example).copy(layout="A", readonly=False),)
         fn = self._drivers.step_own
-        with _compiling(self.name):
+        with compiling(self.name):
             fn.compile(sig)
         self._own_table = table
         self._own_head = head
@@ -596,9 +453,9 @@ class Engine:
         fn = self._drivers.step_parallel if parallel else self._drivers.step
         head = self._step_args(flat, None)
         args = head + (out,)
-        with _compiling(self.name):
+        with compiling(self.name):
             fn.compile(tuple(numba.typeof(a) for a in args))
-        return _entry_point(fn, args) or fn, head
+        return entry_point(fn, args) or fn, head
 
     def step_bound(self, flat, out, report_interval=0):
         """``step_into`` with the cheapest call, where it applies (one agent, one observation
@@ -661,7 +518,7 @@ class Engine:
         src = numba.typeof(out[0])
         sig = tuple(numba.typeof(x) for x in head) + (src.copy(layout="A", readonly=False),)
         fn = self._drivers.step_bound
-        with _compiling(self.name):
+        with compiling(self.name):
             fn.compile(sig)
         try:
             call = fn.overloads[sig].entry_point

@@ -14,8 +14,10 @@ import numpy as np
 from vecenv.kernels.state import TERMINATED
 from vecenv.kernels.turns import ACTIVE
 
-from .engine import Engine, action_array, autoreset_mode, fresh_seed, is_integer
+from .engine import Engine
+from .inputs import action_array, autoreset_mode, fresh_seed
 from .seats import Seats
+from .spec import is_integer
 
 # Opponent replies in one step, at most: a game where the opponent keeps the move longer is
 # refused rather than looped on.

@@ -54,8 +54,9 @@ with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.St
     import pufferlib.emulation
 
 from vecenv import registry
-from vecenv.engine import Engine, action_array, check_action_dtype
+from vecenv.engine import Engine
 from vecenv.gym import spaces
+from vecenv.inputs import action_array, check_action_dtype
 from vecenv.kernels.turns import ACTIVE
 
 __all__ = ["PufferEnv", "env_creator"]

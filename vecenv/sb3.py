@@ -16,8 +16,8 @@ when they already have its type.
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv as _SB3VecEnv
 
-from vecenv.engine import action_array
 from vecenv.gym import spaces
+from vecenv.inputs import action_array
 from vecenv.opponent import engine_for
 
 # What get_attr/set_attr reach: the engine's settings, read-only, and the render mode.

@@ -49,7 +49,9 @@ from vecenv.kernels.rng import seed_words
 from vecenv.kernels.turns import ACTIVE, INVALID
 
 from . import memory, registry, variants
-from .engine import SEED_LIMIT, Engine, fresh_seed, is_integer
+from .engine import Engine
+from .inputs import SEED_LIMIT, fresh_seed
+from .spec import is_integer
 
 DEVICES = ("cpu", "cuda")
 SELECTIONS = {"puct": kernels.PUCT, "uct": kernels.UCT, "gumbel": kernels.GUMBEL}

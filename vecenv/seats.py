@@ -14,7 +14,7 @@ from vecenv import registry, search
 from vecenv.kernels.agents import AGENT_RNG, agent_words, memory_words
 from vecenv.kernels.turns import ACTIVE, INVALID
 
-from .engine import is_integer
+from .spec import is_integer
 
 
 def builtin_names(game):

@@ -30,8 +30,9 @@ from vecenv.kernels.turns import (
     TIMEOUT,
 )
 
-from .engine import SEED_LIMIT, fresh_seed, is_integer
+from .inputs import SEED_LIMIT, fresh_seed
 from .seats import Seats, agent_name, check_agent
+from .spec import is_integer
 from .stats import Z95, wilson
 
 PLAY_PLIES = 16  # plies a match plays in one call of ``play``'s loop

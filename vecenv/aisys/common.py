@@ -8,7 +8,8 @@ episode) is kept per state so that a run played in order costs one step per acti
 import json
 from collections import OrderedDict
 
-from vecenv.engine import fresh_seed, is_integer
+from vecenv.inputs import fresh_seed
+from vecenv.spec import is_integer
 
 SEED_BOUND = 2**53  # seeds stay exact as JSON numbers everywhere
 # An arena server keeps about a hundred runs open at once, each cached under its latest state;

@@ -28,10 +28,10 @@ import json
 import numpy as np
 
 from vecenv import kaggle, registry
-from vecenv.engine import is_integer
 from vecenv.kaggle.schema import configuration as check_configuration
 from vecenv.kernels.turns import ACTIVE
 from vecenv.seats import Seats, check_agent
+from vecenv.spec import is_integer
 
 from .common import (
     CACHE_SIZE,

@@ -45,7 +45,8 @@ import numbers
 import numpy as np
 
 from vecenv import registry
-from vecenv.engine import Engine, is_integer
+from vecenv.engine import Engine
+from vecenv.spec import is_integer
 
 from .common import (
     CACHE_SIZE,

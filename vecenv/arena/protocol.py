@@ -15,7 +15,7 @@ import dataclasses
 import re
 from typing import Any
 
-from vecenv.engine import is_integer
+from vecenv.spec import is_integer
 
 PROTOCOL_VERSION = 1
 MAX_BODY = 1 << 20  # bytes of one request

@@ -20,20 +20,13 @@ import numpy as np
 from numba import cuda
 
 from vecenv import memory, registry
-from vecenv.engine import (
-    AUTORESET_MODES,
-    Engine,
-    _check_seed,
-    action_array,
-    check_action_dtype,
-    check_loaded_states,
-    copy_records,
-    fresh_seed,
-)
+from vecenv.engine import Engine
+from vecenv.inputs import AUTORESET_MODES, action_array, check_action_dtype, check_seed, fresh_seed
 from vecenv.kernels import rng
 from vecenv.kernels.agents import AGENT_RNG
 from vecenv.kernels.build import _agents_module
 from vecenv.kernels.state import SAME_STEP
+from vecenv.records import check_loaded_states, copy_records
 from vecenv.spec import is_integer
 
 from .compile import describe_error, kernels, simulated_tuple
@@ -190,7 +183,7 @@ class CudaEngine:
         )
         self._words = np.zeros(n, dtype=np.uint64)  # host: the agents' streams derive from them
         self._words_dev = cuda.to_device(self._words)
-        self.seed = fresh_seed() if seed is None else _check_seed(seed)
+        self.seed = fresh_seed() if seed is None else check_seed(seed)
         self.reset(seed=self.seed)
 
     def _obs_shape(self, field):
@@ -227,13 +220,13 @@ class CudaEngine:
         reseed = seed is not None
         if reseed:
             if is_integer(seed):
-                self.seed = _check_seed(seed)
+                self.seed = check_seed(seed)
                 rng.seed_words(np.uint64(self.seed), self._words, np.ones(self.num_envs, np.bool_))
             else:
                 seeds = list(seed)
                 if len(seeds) != self.num_envs:
                     raise ValueError(f"expected {self.num_envs} seeds, got {len(seeds)}")
-                seeds = [_check_seed(s) for s in seeds]
+                seeds = [check_seed(s) for s in seeds]
                 for i, s in enumerate(seeds):
                     self._words[i] = rng.seed_word(np.uint64(s), np.uint64(0))
             self._words_dev.copy_to_device(self._words)

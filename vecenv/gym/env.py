@@ -3,8 +3,9 @@
 import gymnasium
 import numpy as np
 
-from vecenv.engine import action_array, is_integer
+from vecenv.inputs import action_array
 from vecenv.opponent import engine_for
+from vecenv.spec import is_integer
 
 from . import spaces
 

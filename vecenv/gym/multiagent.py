@@ -14,7 +14,7 @@ from gymnasium import spaces as gym_spaces
 from gymnasium.vector import AutoresetMode
 
 from vecenv.engine import Engine
-from vecenv.engine import autoreset_mode as autoreset_mode_of
+from vecenv.inputs import autoreset_mode as autoreset_mode_of
 from vecenv.kernels.turns import ACTIVE
 
 from . import spaces

@@ -8,7 +8,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from vecenv import variants
-from vecenv.engine import autoreset_mode as autoreset_mode_of
+from vecenv.inputs import autoreset_mode as autoreset_mode_of
 from vecenv.opponent import engine_for
 
 from . import spaces

@@ -14,10 +14,11 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from vecenv.engine import action_array, check_action_dtype, fresh_seed, is_integer
-from vecenv.engine import autoreset_mode as autoreset_mode_of
 from vecenv.gym.spaces import copy_obs
+from vecenv.inputs import action_array, check_action_dtype, fresh_seed
+from vecenv.inputs import autoreset_mode as autoreset_mode_of
 from vecenv.kernels.state import ACTION_MAX
+from vecenv.spec import is_integer
 
 from . import results, sharedarrays, sharedsteps
 from .cluster import check_room, connect, ray, worker_cpus

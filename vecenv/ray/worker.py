@@ -13,10 +13,10 @@ import threading
 
 import numpy as np
 
-from vecenv.engine import autoreset_mode as autoreset_mode_of
 from vecenv.gym.multiagent import MultiAgentVectorEnv
 from vecenv.gym.spaces import copy_obs
 from vecenv.gym.vector import GameVectorEnv
+from vecenv.inputs import autoreset_mode as autoreset_mode_of
 
 from . import results, sharedarrays, sharedsteps
 from .cluster import ray
