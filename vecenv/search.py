@@ -375,6 +375,7 @@ class MCTS:
         context[tree_op.CTX_NODES_PER_TREE] = m
         context[tree_op.CTX_ACTIONS] = a
         self._context = context
+        self._context_address = context.ctypes.data
         self._trees = trees
 
     def _kernels(self):
@@ -459,9 +460,10 @@ class MCTS:
             if idle.any():
                 i = int(np.flatnonzero(idle)[0])
                 raise ValueError(f"seat {seats[i]} is not to move in position {i}")
-        rows = np.flatnonzero(mask & running).astype(np.int64)
-        index = np.full(n, -1, dtype=np.int64)
-        out = self._results(index)
+        searched = mask & running
+        rows = np.flatnonzero(searched).astype(np.int64, copy=False)
+        out = self._results(n)
+        index = out[0]
         if rows.size:
             drivers = self._kernels()
             chunk = min(rows.size, self.max_trees)
@@ -473,8 +475,6 @@ class MCTS:
                 part = rows[start : start + chunk]
                 self._run(drivers, states, part, seats[part], words)
             self._end_batch(words, out)
-        searched = np.zeros(n, dtype=np.bool_)
-        searched[rows] = True
         action = np.where(index >= 0, index + self.low, self.low - 1)
         return SearchResult(
             action=action,
@@ -486,16 +486,22 @@ class MCTS:
             seats=np.where(searched, seats, -1),
         )
 
-    def _results(self, index):
-        """The result arrays of a search of ``index.shape[0]`` positions, by episode: (action
-        index ``index``, policy, visits, Q-values, root value), as the trees write them."""
-        n, a = index.shape[0], self.num_actions
+    def _results(self, n):
+        """The result arrays of a search of ``n`` positions, by episode, as the trees write
+        them: (the action's index, -1 where none was chosen; policy; visits; Q-values; root
+        value). They are views of one block of 8-byte words, at ``_result_offsets``, so that
+        the compiled search learns all their addresses from one."""
+        a = self.num_actions
+        offsets = _result_offsets(n, a)
+        block = np.zeros(offsets[-1], dtype=np.float64)
+        index = block[: offsets[1]].view(np.int64)
+        index.fill(-1)
         return (
             index,
-            np.zeros((n, a), dtype=np.float64),
-            np.zeros((n, a), dtype=np.int64),
-            np.zeros((n, a), dtype=np.float64),
-            np.zeros(n, dtype=np.float64),
+            block[offsets[1] : offsets[2]].reshape(n, a),
+            block[offsets[2] : offsets[3]].view(np.int64).reshape(n, a),
+            block[offsets[3] : offsets[4]].reshape(n, a),
+            block[offsets[4] : offsets[5]],
         )
 
     def _begin_batch(self, states, words, out):
@@ -503,9 +509,11 @@ class MCTS:
         the results ``out`` (by episode)."""
         context = self._context
         context[tree_op.CTX_WORDS] = words.ctypes.data
-        for k, arr in enumerate(out):
-            context[tree_op.CTX_ACTION + k] = arr.ctypes.data
-        context[tree_op.CTX_EPISODES] = states.shape[0]
+        n = states.shape[0]
+        start = out[0].ctypes.data  # the block's (``_results``)
+        offsets = _result_offsets(n, self.num_actions)
+        context[tree_op.CTX_ACTION : tree_op.CTX_VALUE + 1] = [start + 8 * k for k in offsets[:5]]
+        context[tree_op.CTX_EPISODES] = n
 
     def _end_batch(self, words, out):
         """After the trees of one search ran (the streams and results are in place here)."""
@@ -514,7 +522,7 @@ class MCTS:
         cfgs, tree, game, obs = self.engine._cfg, self._tree, self._game, self._obs
         iparams = self._params[1]
         op = tree_op.tree_op_address()
-        context = self._context.ctypes.data
+        context = self._context_address
         each = self._spread(rows.size)
         if not callable(self.evaluator):
             each(
@@ -603,6 +611,7 @@ class MCTS:
             "_drivers",
             "_held",
             "_context",
+            "_context_address",
             "_used",
             "_logits",
             "_pool",
@@ -622,6 +631,12 @@ class MCTS:
             f"MCTS({self.name!r}, simulations={self.simulations}, selection={self.selection!r}, "
             f"evaluator={_evaluator_name(self.evaluator)!r})"
         )
+
+
+def _result_offsets(n, a):
+    """Where each of a search's results starts in their block of 8-byte words, and its end:
+    the action indices (n), policies, visits, Q-values (n x a each), root values (n)."""
+    return (0, n, n + n * a, n + 2 * n * a, n + 3 * n * a, 2 * n + 3 * n * a)
 
 
 def _evaluator_name(evaluator):

@@ -78,7 +78,7 @@ def search_signature(mcts):
     e = mcts.engine
     index = np.zeros(1, dtype=np.int64)
     states, words = np.zeros(1, dtype=e.state_dtype), np.zeros(1, dtype=AGENT_RNG)
-    out = mcts._results(index)
+    out = mcts._results(1)
     args = (states, index, index, e._cfg, tree, game, obs, words, mcts._params, out)
     return tuple(numba.typeof(arg) for arg in args)
 
