@@ -23,7 +23,7 @@ def _pyplot():
     return plt
 
 
-def race_plot(results, path):
+def race_plot(results, out):
     """Each side of the race: median seconds to the threshold (left) and env-steps/s (right)."""
     plt = _pyplot()
     sides = list(results["sides"].values())
@@ -45,11 +45,11 @@ def race_plot(results, path):
     right.set_xlabel("env-steps/s while training (higher is better)")
     fig.suptitle(f"{results['env']}: the PPO race of {results['date'][:10]}", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=100, format="png")
+    fig.savefig(out, dpi=100, format="png")
     plt.close(fig)
 
 
-def zoo_plot(results, path):
+def zoo_plot(results, out):
     """Steps each seed took to reach its game's target, one row per tuned game."""
     plt = _pyplot()
     games = results["games"]
@@ -66,7 +66,7 @@ def zoo_plot(results, path):
     ax.set_xlabel("env steps to the target, one point per seed (grey: the step budget)")
     ax.set_title(f"Tuned PPO configurations, run of {results['machine']['date']}", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=100, format="png")
+    fig.savefig(out, dpi=100, format="png")
     plt.close(fig)
 
 
