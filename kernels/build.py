@@ -159,8 +159,10 @@ def load_drivers(game, rules_module, action_discrete, kind="drivers", precision_
         sources |= _inlined_sources(agents, prefixes)
     # Constants a game imports from its own modules leave no trace either: its whole folder.
     sources |= {str(p) for p in Path(rules_module.__file__).parent.rglob("*.py")}
-    for path in sorted(sources | core):
-        digest.update(path.encode() + Path(path).read_bytes())
+    # The files' contents, not their paths: the same sources installed elsewhere (an editable
+    # install and a wheel, another virtualenv) make the same module and reuse its machine code.
+    for text in sorted(Path(path).read_bytes() for path in sources | core):
+        digest.update(hashlib.sha256(text).digest())
     modname = f"{_TEMPLATES[kind][2]}{game}_{digest.hexdigest()[:16]}"
     path = cache_dir() / f"{modname}.py"
     copies = {}
@@ -174,18 +176,39 @@ def load_drivers(game, rules_module, action_discrete, kind="drivers", precision_
             originals += [m for m in precision.module_names(agents, games) if m not in originals]
         copies = {m: f"{modname}_f32_{k}" for k, m in enumerate(originals)}
         source = driver_source(rules_module, action_discrete, kind, copies)
+    texts = {path: source}
+    for original, copy in copies.items():
+        texts[cache_dir() / f"{copy}.py"] = precision.rewrite(
+            importlib.import_module(original), copies
+        )
     if not path.exists():
         # Something the game compiles from changed (or this is its first build). numba keys a
         # cached function on its own file alone, so a rules function could still serve machine
         # code with an edited helper inlined from before: drop those entries too.
         _flush_numba_caches(sources | core)
-        for original, copy in copies.items():
-            module = importlib.import_module(original)
-            _write(cache_dir() / f"{copy}.py", precision.rewrite(module, copies))
-        _write(path, source)
+    for target, text in texts.items():
+        if not _holds(target, text):
+            _write(target, text)
     for copy in copies.values():
         _import(copy, cache_dir() / f"{copy}.py")
     return _import(modname, path)
+
+
+def _holds(path, text):
+    """Whether the generated module ``path`` holds ``text``: a missing file is written, and a
+    damaged one (truncated, garbled: it would fail to import on every run) written again, with a
+    warning. Cheaper than a failed import: a comparison of a few tens of kilobytes."""
+    try:
+        held = path.read_text()
+    except FileNotFoundError:
+        return False
+    except (OSError, UnicodeDecodeError) as e:
+        held = e
+    if held == text:
+        return True
+    reason = held if isinstance(held, Exception) else ValueError("it differs from its source")
+    cache._report_damage(str(path), reason)
+    return False
 
 
 def _write(path, text):

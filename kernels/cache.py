@@ -12,41 +12,77 @@ sends the entries of vecenv's modules, its games' and the games registered from 
 (``~/.cache/vecenv`` on Linux, honouring ``XDG_CACHE_HOME``; ``~/Library/Caches/vecenv`` on macOS;
 ``%LOCALAPPDATA%\\vecenv`` on Windows), and falls back to a per-user folder in the temporary
 directory when that one cannot be written. Every other numba function of the process keeps
-numba's own locators. The entries stay keyed as numba keys them: by the source file's full path
-(its folder's hash names the subfolder) and its contents' hash, so editing a file, moving a game
-or installing another vecenv never serves stale machine code.
+numba's own locators.
 
-This module imports nothing of vecenv: ``vecenv/__init__.py`` installs the locator before any
-jitted function is defined.
+**Keys that survive a reinstall.** numba names a function's cache folder by a hash of its source
+file's full path, so ``pip install .`` after ``pip install -e .`` (or a move of the virtualenv)
+would recompile everything. Here the folder is named by the function's module instead
+(``vecenv.envs.chess.rules``), and an entry is still only served for the same source: numba's index
+holds a hash of the file's contents (not its time stamp) and the function's first line. A game
+from a plain folder has its folder's path in its module's name (``vecenv.registry``), so two games
+of one name in two places never share entries.
+
+**Folders that are the user's own.** The generated drivers in the cache are Python that vecenv
+imports, and numba's entries machine code it runs: a folder another local user could write is a
+way to run their code as this user. Every folder is made with mode 0700, and one that exists
+already is used only when this user owns it and nobody else may write it; otherwise
+``CacheFolderError`` names the folder and ``VECENV_CACHE_DIR``.
+
+**Entries that survive damage and company.** numba rewrites a function's index without a lock
+(numba issue 10128: two processes saving two signatures of one function at once can both take the
+same data file, leaving the index naming the other's machine code), and reads a damaged index or
+data file with an exception on every later run. In vecenv's folders every read and write of an
+index holds a lock on its folder, every index and data file carries a digest of its contents, and
+an entry that does not match its digest (truncated, garbled) is dropped with one warning and
+compiled again.
+
+This module imports neither numba nor anything of vecenv, so that ``import vecenv`` stays cheap:
+``install_when_numba_loads`` puts the locator in place the moment numba is imported (at once if it
+already is), before any jitted function of vecenv or of a game can be defined.
 """
 
 import functools
+import hashlib
+import importlib.util
 import os
+import stat
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 
-from numba.core import caching
+try:
+    import fcntl
+except ImportError:  # not POSIX: index writes are not locked (numba's own behaviour)
+    fcntl = None
 
 # Module-name prefixes whose jitted functions are cached here: vecenv itself, its generated
 # drivers, games imported from plain folders; the registry adds entry-point games' packages.
 _OWNED = {"vecenv", "vecenv_games", "vecenv_drivers_"}
 
-# numba 0.59-0.6x name these with a leading underscore, later releases without.
-_UserProvided = (
-    getattr(caching, "UserProvidedCacheLocator", None) or caching._UserProvidedCacheLocator
-)
-_CacheImpl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+ENV_VARIABLE = "VECENV_CACHE_DIR"
+LOCK_NAME = "vecenv.lock"
+# What precedes the pickled payload of every index and data file written in vecenv's folders.
+_DIGEST_MAGIC = b"vecenv-sha256:"
+_DIGEST_SIZE = len(_DIGEST_MAGIC) + 32
+
+
+class CacheFolderError(RuntimeError):
+    """vecenv's cache folder is not safely this user's own (or cannot be made)."""
+
+
+class DamagedCacheWarning(UserWarning):
+    """A compiled entry in vecenv's cache was damaged; it was dropped and compiled again."""
 
 
 def root():
-    """vecenv's cache folder (created, and checked writable once per process and setting)."""
+    """vecenv's cache folder (created and checked once per process and setting)."""
     return _usable(_chosen())
 
 
 def _chosen():
     """The folder the settings name (``VECENV_CACHE_DIR``, else the platform's)."""
-    chosen = os.environ.get("VECENV_CACHE_DIR")
+    chosen = os.environ.get(ENV_VARIABLE)
     if not chosen:
         if sys.platform == "win32":
             base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~")
@@ -62,30 +98,68 @@ def _chosen():
 
 @functools.cache
 def _usable(chosen):
-    """``chosen``, created, or a per-user folder in the temporary directory where it cannot be
-    written. Cached: every jitted function's locator asks, and a probe costs a file."""
+    """``chosen``, made and checked, or a per-user folder in the temporary directory where
+    ``chosen`` cannot be made or written. Cached: every jitted function's locator asks."""
     path = Path(chosen)
-    if not _writable(path):
-        uid = os.getuid() if hasattr(os, "getuid") else os.getlogin()
-        path = Path(tempfile.gettempdir()) / f"vecenv-{uid}"
-        path.mkdir(parents=True, exist_ok=True)
+    if _made(path) and _writable(path):
+        return own_folder(path)
+    uid = os.getuid() if hasattr(os, "getuid") else os.getlogin()
+    fallback = Path(tempfile.gettempdir()) / f"vecenv-{uid}"
+    try:
+        fallback.mkdir(mode=0o700, exist_ok=True)
+    except OSError as e:
+        raise CacheFolderError(
+            f"vecenv's cache folder {path} cannot be written, nor {fallback} made ({e}); "
+            f"set {ENV_VARIABLE} to a folder of your own"
+        ) from None
+    return own_folder(fallback, why=f"{path} cannot be written, so vecenv falls back to it")
+
+
+def own_folder(path, why=None):
+    """``path`` (an existing folder) if this user owns it and nobody else may write it, else
+    ``CacheFolderError`` naming it. Where the platform has no owners (Windows), ``path``."""
+    path = Path(path)
+    if not hasattr(os, "getuid"):
+        return path
+    info = path.stat()  # a link is judged by what it points to
+    problem = None
+    if not stat.S_ISDIR(info.st_mode):
+        problem = "is not a folder"
+    elif info.st_uid != os.getuid():
+        problem = f"belongs to another user (uid {info.st_uid})"
+    elif info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        problem = f"may be written by others (mode {stat.S_IMODE(info.st_mode):o})"
+    if problem:
+        reason = f" ({why})" if why else ""
+        raise CacheFolderError(
+            f"vecenv's cache folder {path}{reason} {problem}: vecenv runs the code it caches, so "
+            f"it uses only a folder of your own that nobody else can write. Set {ENV_VARIABLE} "
+            f"to such a folder, or fix this one (chmod 700 {path})."
+        )
     return path
 
 
-def folder(name):
-    """A subfolder of the cache (``drivers``, ``numba``, ...), created."""
-    path = root() / name
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+def _made(path):
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return True
 
 
 def _writable(path):
     try:
-        path.mkdir(parents=True, exist_ok=True)
         tempfile.TemporaryFile(dir=path).close()
     except OSError:
         return False
     return True
+
+
+def folder(name):
+    """A subfolder of the cache (``drivers``, ``numba``, ...), made private."""
+    path = root() / name
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return path
 
 
 def own(package):
@@ -102,24 +176,182 @@ def owns(module_name):
     )
 
 
-class VecenvCacheLocator(_UserProvided):
-    """numba's user-directory locator, aimed at vecenv's folder and only for vecenv's modules."""
+def _subfolder(module_name):
+    """A function's cache folder under ``numba/``: its module's name (file-name safe), so that
+    the same sources share entries wherever vecenv is installed."""
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in module_name)
 
-    def __init__(self, py_func, py_file):
-        self._py_file = py_file
-        self._lineno = py_func.__code__.co_firstlineno
-        self._cache_path = str(folder("numba") / self.get_suitable_cache_subpath(py_file))
 
-    @classmethod
-    def from_function(cls, py_func, py_file):
-        if not owns(getattr(py_func, "__module__", None) or ""):
-            return None
-        # numba's own checks: the source file exists and the folder can be written.
-        return super(_UserProvided, cls).from_function(py_func, py_file)
+@functools.cache
+def _locator_class():
+    """numba's user-directory locator, aimed at vecenv's folder and only for vecenv's modules.
+    Made on first use: numba is imported by then."""
+    from numba.core import caching
+
+    # numba 0.59-0.6x name these with a leading underscore, later releases without.
+    base = getattr(caching, "UserProvidedCacheLocator", None) or (caching._UserProvidedCacheLocator)
+
+    class VecenvCacheLocator(base):
+        def __init__(self, py_func, py_file):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._cache_path = str(folder("numba") / _subfolder(py_func.__module__))
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if not owns(getattr(py_func, "__module__", None) or ""):
+                return None
+            # numba's own checks: the source file exists and the folder can be written.
+            return super(base, cls).from_function(py_func, py_file)
+
+    return VecenvCacheLocator
+
+
+def _is_ours(cache_file):
+    """Whether a numba ``IndexDataCacheFile`` lives in vecenv's folder (checked once each)."""
+    mine = getattr(cache_file, "_vecenv_owned", None)
+    if mine is None:
+        try:
+            mine = Path(cache_file._cache_path).is_relative_to(folder("numba"))
+        except (OSError, CacheFolderError):
+            mine = False
+        cache_file._vecenv_owned = mine
+    return mine
+
+
+_reported = set()
+
+
+def _report_damage(where, error):
+    if where not in _reported:
+        _reported.add(where)
+        warnings.warn(
+            f"vecenv's compile cache entry {where} was damaged ({type(error).__name__}: "
+            f"{error}); it was dropped and is compiled again",
+            DamagedCacheWarning,
+            stacklevel=3,
+        )
+
+
+def _patch_cache_files(caching):
+    """Wrap numba's index-and-data file class for vecenv's folders only: a lock around each read
+    and write of an index, a digest on every file written, a damaged entry dropped."""
+    cls = caching.IndexDataCacheFile
+    if getattr(cls, "_vecenv_patched", False):
+        return
+    save, load, flush = cls.save, cls.load, cls.flush
+    dump, load_index, load_data = cls._dump, cls._load_index, cls._load_data
+
+    def locked(method):
+        @functools.wraps(method)
+        def run(self, *args, **kwargs):
+            if fcntl is None or not _is_ours(self):
+                return method(self, *args, **kwargs)
+            fd = os.open(os.path.join(self._cache_path, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                return method(self, *args, **kwargs)
+            finally:
+                os.close(fd)  # releases the lock
+
+        return run
+
+    def _dump(self, obj):
+        data = dump(self, obj)
+        if not _is_ours(self):
+            return data
+        return _DIGEST_MAGIC + hashlib.sha256(data).digest() + data
+
+    def _checked_loads(self, data):
+        """The payload of a file written by ``_dump``, or ValueError."""
+        head, body = data[:_DIGEST_SIZE], data[_DIGEST_SIZE:]
+        if not head.startswith(_DIGEST_MAGIC) or hashlib.sha256(body).digest() != head[-32:]:
+            raise ValueError("its contents do not match their digest")
+        return caching.pickle.loads(body)
+
+    def _load_index(self):
+        if not _is_ours(self):
+            return load_index(self)
+        try:
+            with open(self._index_path, "rb") as f:
+                version = caching.pickle.load(f)
+                data = f.read()
+        except FileNotFoundError:
+            return {}
+        except Exception as e:  # a garbled header: numba's own pickle of its version
+            _report_damage(self._index_path, e)
+            return {}
+        if version != self._version:
+            return {}  # another numba's entries: numba's rule
+        try:
+            stamp, overloads = _checked_loads(self, data)
+        except Exception as e:
+            _report_damage(self._index_path, e)
+            return {}
+        return overloads if stamp == self._source_stamp else {}
+
+    def _load_data(self, name):
+        if not _is_ours(self):
+            return load_data(self, name)
+        path = self._data_path(name)
+        with open(path, "rb") as f:
+            data = f.read()
+        try:
+            return _checked_loads(self, data)
+        except Exception as e:
+            _report_damage(path, e)
+            raise FileNotFoundError(path) from None  # numba's load: "no entry", compile again
+
+    cls.save = locked(save)
+    cls.load = locked(load)
+    cls.flush = locked(flush)
+    cls._dump = _dump
+    cls._load_index = _load_index
+    cls._load_data = _load_data
+    cls._vecenv_patched = True
 
 
 def install():
-    """Put the locator first in numba's list (once); later ``cache=True`` functions use it."""
-    classes = _CacheImpl._locator_classes
-    if VecenvCacheLocator not in classes:
-        classes.insert(0, VecenvCacheLocator)
+    """Put the locator first in numba's list, guard numba's cache files and type calls between
+    vecenv's functions by plain types (``literals``), once; later ``cache=True`` functions of
+    vecenv's modules use them. Imports numba."""
+    from numba.core import caching
+
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+    locator = _locator_class()
+    if locator not in impl._locator_classes:
+        impl._locator_classes.insert(0, locator)
+    _patch_cache_files(caching)
+    from . import literals
+
+    literals.install(owns)
+
+
+class _NumbaWatcher:
+    """A finder that steps aside for numba's own import and calls ``install`` when it ends."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "numba":
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_then_install(module):
+            exec_module(module)
+            install()
+
+        spec.loader.exec_module = exec_then_install
+        return spec
+
+
+def install_when_numba_loads():
+    """``install`` now if numba is imported, else the moment it is (importing numba costs a
+    fifth of a second that ``import vecenv`` need not pay)."""
+    if "numba" in sys.modules:
+        install()
+    elif not any(isinstance(f, _NumbaWatcher) for f in sys.meta_path):
+        sys.meta_path.insert(0, _NumbaWatcher())

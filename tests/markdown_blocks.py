@@ -1,7 +1,11 @@
 """The examples of README.md and of the site's pages (docs/) run as written: every python, pycon,
-bash and console block, each in a fresh process, in a temporary folder per page and section
-(blocks of one section share it, in order, so a later block finds what an earlier one wrote).
-``tests/test_readme.py`` runs README's, ``tests/test_docs_examples.py`` the pages'.
+bash and console block, each in a fresh process, in a fresh temporary folder per page (its blocks
+share it, in page order, so a later block finds what an earlier one wrote), and with only the
+packages that the page's extras bring: a page that says ``pip install ".[train]"`` (anywhere: in a
+block or in its text) may use PyTorch, one that names no extra only vecenv's core (numpy, numba,
+gymnasium, dm-env and what they need), as in a fresh virtualenv holding those alone (see
+``fence``; ``tests/docs_in_venvs.py`` runs the pages in real throwaway virtualenvs, their install
+lines included). ``tests/test_readme.py`` runs README's, ``tests/test_docs_examples.py`` the pages'.
 
 The blocks are collected by mktestdocs. An HTML comment on the line before a block directs it:
 - ``<!-- skip: REASON -->``: not run (a GPU, a cluster, a server left running, the whole suite);
@@ -24,6 +28,7 @@ of spaces free; a ``...`` line stands for any number of lines.
 """
 
 import contextlib
+import functools
 import importlib.metadata
 import importlib.util
 import os
@@ -37,6 +42,7 @@ import pytest
 from mktestdocs import grab_code_blocks
 from packaging.requirements import Requirement
 
+from tests import fences
 from tests.raycluster import one_ray_at_a_time
 
 try:
@@ -118,33 +124,117 @@ def collect(text, page="README.md"):
 
 
 def folders_fixture(tmp_path_factory):
-    """A folder per page and section, made on first use: blocks of one section share it, in
-    order, so a later block finds what an earlier one wrote."""
+    """A fresh folder per page, made on first use: the page's blocks share it, in page order, so
+    a later block finds what an earlier one wrote (and two pages never see each other's)."""
     made = {}
 
     def folder(block):
-        key = (block.page, block.section)
-        if key not in made:
-            name = re.sub(r"\W+", "_", f"{Path(block.page).stem}_{block.section}")
-            made[key] = tmp_path_factory.mktemp(name[:40])
-        return made[key]
+        if block.page not in made:
+            name = re.sub(r"\W+", "_", Path(block.page).stem)
+            made[block.page] = tmp_path_factory.mktemp(name[:40])
+        return made[block.page]
 
     return folder
 
 
-def environment():
+# -- the fence: a page's blocks see only what its extras install ----------------------------------
+
+EXTRA_NAMED = re.compile(r'pip install (?:-e )?"\.\[([\w,-]+)\]"')
+
+
+def page_extras(text):
+    """The extras a page names in ``pip install ".[X]"`` lines or text."""
+    return sorted({e for found in EXTRA_NAMED.findall(text) for e in found.split(",")})
+
+
+def _requirements(lines, extras=()):
+    """``(distribution, its extras asked for)`` of each of ``lines`` (requirement strings) that
+    applies here, markers evaluated with each of ``extras`` (and with none)."""
+    found = set()
+    for line in lines:
+        requirement = Requirement(line)
+        marker = requirement.marker
+        if marker is None or any(marker.evaluate({"extra": e}) for e in ("", *extras)):
+            found.add((canonical(requirement.name), tuple(sorted(requirement.extras))))
+    return found
+
+
+def canonical(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _closure(items):
+    """The distributions of ``items`` (``(name, extras)``) and all they need, as installed."""
+    todo, done = list(items), set()
+    while todo:
+        item = todo.pop()
+        if item in done:
+            continue
+        done.add(item)
+        name, asked = item
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):  # not installed
+            todo += _requirements(importlib.metadata.requires(name) or [], asked)
+    return {name for name, _ in done}
+
+
+def allowed_distributions(extras):
+    """vecenv's core and ``extras`` (from this tree's pyproject.toml), with everything they need
+    as installed here, transitively."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    lines = list(project["dependencies"])
+    for extra in extras:
+        lines += project["optional-dependencies"].get(extra, [])  # ".[X]": a placeholder
+    return _closure(_requirements(lines))
+
+
+def requires_distributions(module):
+    """The distributions a ``requires: MODULE`` block may use: MODULE's and what it needs."""
+    distributions = importlib.metadata.packages_distributions().get(module, [])
+    return _closure((canonical(d), ()) for d in distributions)
+
+
+@functools.cache
+def fence(extras, required=None):
+    """The fence (JSON) of a page naming ``extras`` (and a block requiring module ``required``):
+    every installed distribution they do not bring, and its top-level modules."""
+    allowed = allowed_distributions(extras) | {"vecenv"}
+    if required:
+        allowed |= requires_distributions(required)
+    blocked = {
+        canonical(d.metadata["Name"] or "") for d in importlib.metadata.distributions()
+    } - allowed
+    modules = set()
+    for module, distributions in importlib.metadata.packages_distributions().items():
+        if not module.isidentifier() or module in sys.stdlib_module_names:
+            continue
+        if not {canonical(d) for d in distributions} & allowed:
+            modules.add(module)
+    return fences.encode(modules, blocked)
+
+
+@functools.cache
+def _page_text(page):
+    return (ROOT / page).read_text()
+
+
+def environment(page=None, required=None):
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    paths = [str(ROOT), env.get("PYTHONPATH")]
+    if page is not None:
+        paths.insert(0, str(fences.folder()))
+        env[fences.VARIABLE] = fence(tuple(page_extras(_page_text(page))), required)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, paths))
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env["MPLBACKEND"] = "Agg"
     return env
 
 
-def run(argv, cwd, **kwargs):
+def run(argv, cwd, block=None, **kwargs):
+    page, required = (block.page, block.directives.get("requires")) if block else (None, None)
     done = subprocess.run(
         argv,
         cwd=cwd,
-        env=environment(),
+        env=environment(page, required),
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
@@ -286,18 +376,20 @@ def _run_block(block, folders):
     elif block.lang == "python":
         script = cwd / f"example_{block.line}.py"
         script.write_text("\n".join([*block.before, block.code]))
-        check_ran(run([sys.executable, script.name], cwd), where)
+        check_ran(run([sys.executable, script.name], cwd, block), where)
     elif block.lang == "pycon":
-        check_ran(run([sys.executable, "-c", DOCTEST], cwd, input=block.code), where)
+        check_ran(run([sys.executable, "-c", DOCTEST], cwd, block, input=block.code), where)
     elif block.lang == "bash":
-        done = run(["bash", "-e", "-u", "-o", "pipefail", "-c", without_installs(block.code)], cwd)
+        code = without_installs(block.code)
+        done = run(["bash", "-e", "-u", "-o", "pipefail", "-c", code], cwd, block)
         exits = tuple(int(x) for x in block.directives.get("exits", "0").split())
         check_ran(done, where, exits)
         if exits != (0,):
             assert done.stdout.strip(), f"{where}: printed nothing"
     else:
         for command, expected in console_commands(block.code):
-            done = run(["bash", "-e", "-u", "-o", "pipefail", "-c", without_installs(command)], cwd)
+            code = without_installs(command)
+            done = run(["bash", "-e", "-u", "-o", "pipefail", "-c", code], cwd, block)
             check_ran(done, f"{where}: $ {command}")
             if expected:
                 pattern = expected_pattern(expected)

@@ -428,3 +428,39 @@ def test_ray_auto_is_the_running_cluster_or_else_a_new_local_one(monkeypatch):
 
     monkeypatch.setattr(cluster, "connect", connect)
     assert connect_ray("auto") == "a local Ray" and calls == ["auto", None]
+
+
+def test_a_run_never_writes_over_a_previous_one(tmp_path, capsys):
+    """The default folder takes a suffix where a run is; a given one is refused unless --force."""
+    from vecenv.cli.common import run_folder
+
+    default = str(tmp_path / "runs" / "CartPole-v1-1")
+    assert run_folder(None, default) == default
+    (Path(default) / "policy.pt").write_bytes(b"first run")
+    second = run_folder(None, default)
+    assert second == default + "-run2" and Path(second).is_dir()
+    (Path(second) / "policy.pt").write_bytes(b"second run")
+    assert run_folder(None, default) == default + "-run3"
+    assert run_folder(default, "unused", force=True) == default
+    assert (Path(default) / "policy.pt").read_bytes() == b"first run"  # nothing removed
+    code, _, err = run(capsys, "train", "ppo", "--env", "CartPole-v1", "--run-dir", default)
+    assert code == 2 and "holds a previous run" in err and "--force" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_warm_compiles_ahead_and_a_later_process_loads(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("VECENV_CACHE_DIR", str(tmp_path / "cache"))
+    from vecenv.kernels import cache
+
+    cache._usable.cache_clear()  # this process's cache folder is read once: read it again
+    try:
+        code, out, err = run(capsys, "warm", "tictactoe", "--jobs", "1", "--parts", "engine")
+    finally:
+        cache._usable.cache_clear()
+    assert code == 0, err
+    assert re.search(r"^tictactoe +[\d.]+ s  ok$", out, re.M) and "1 of 1 games warmed" in out
+    assert list((tmp_path / "cache" / "drivers").glob("vecenv_drivers_tictactoe_*.py"))
+    code, _, err = run(capsys, "warm", "tictactoe", "--parts", "engine,nosuch")
+    assert code == 2 and "parts must be some of" in err
+    code, _, err = run(capsys, "warm", "nosuch")
+    assert code == 2 and "unknown game 'nosuch'" in err and len(err.strip().splitlines()) == 1

@@ -29,7 +29,7 @@ FOLDERS = {
 # Bottom-up. An entry names a module and everything under it; "vecenv" is the package's own
 # ``__init__`` only (``vecenv.make``, which registers the Gymnasium ids on import: a face).
 LAYERS = (
-    ("kernels", ("vecenv.kernels", "vecenv.render")),
+    ("kernels", ("vecenv.kernels", "vecenv.render", "vecenv.extras")),
     ("games", ("vecenv.envs",)),
     (
         "engine",
@@ -68,6 +68,7 @@ LAYERS = (
     (
         "scale and play",
         (
+            "vecenv.warm",
             "vecenv.ray",
             "vecenv.cuda",
             "vecenv.selfplay",

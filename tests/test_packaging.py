@@ -173,6 +173,8 @@ def _pip(python, *args, cwd=ROOT):
         check=True,
         capture_output=True,
         cwd=cwd,
+        # pip must see the new environment as it is, not a source tree on this one's path.
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
     )
 
 
@@ -241,7 +243,7 @@ def test_a_users_game_compiles_into_vecenvs_cache_not_its_folder(tmp_path):
     env = dict(os.environ, VECENV_CACHE_DIR=str(cache))
     subprocess.run([sys.executable, "-c", code, str(folder)], env=env, check=True, cwd=tmp_path)
     assert not [p for p in Path(folder).rglob("*") if p.suffix in (".nbi", ".nbc")]
-    assert [p for p in (cache / "numba").rglob("*.nbi") if p.parent.name.startswith("tiny_")]
+    assert [p for p in (cache / "numba").rglob("*.nbi") if ".tiny_" in p.parent.name]
 
 
 def test_readme_commands_in_the_other_order_leave_a_working_install(tmp_path):

@@ -29,6 +29,8 @@ from vecenv import registry
 from vecenv.kernels import build, precision, precision_ops
 from vecenv.kernels.state import state_dtype
 
+from .envs.reference import need
+
 FLOAT_GAMES = [g for g in registry.list_envs() if precision.declared(registry.rules(g))]
 # Compiled ahead by tests.warmup where it runs (see tests/conftest.py).
 WARM = [(game, {"precision": "float32"}) for game in FLOAT_GAMES]
@@ -409,15 +411,13 @@ def test_every_face_takes_a_precision():
     import gymnasium
 
     from vecenv.ppo import vector_env
-    from vecenv.pufferlib import PufferEnv
     from vecenv.sb3 import VecEnv
 
     vec = gymnasium.make_vec("vecenv/CartPole-v1", num_envs=4, precision="float32")
     single = gymnasium.make("vecenv/CartPole-v1", precision="float32")
-    puffer = PufferEnv("cartpole", num_envs=4, precision="float32")
     sb3 = VecEnv("CartPole-v1", num_envs=4, precision="float32")
     trainer_env = vector_env("CartPole-v1", 4, precision="float32")
-    engines = [vec.unwrapped.engine, single.unwrapped.engine, puffer.engine, sb3.engine]
+    engines = [vec.unwrapped.engine, single.unwrapped.engine, sb3.engine]
     engines.append(trainer_env.unwrapped.engine)
     assert all(e.precision == "float32" and e.state_dtype["x"] == np.float32 for e in engines)
     vec.reset(seed=0)
@@ -425,9 +425,18 @@ def test_every_face_takes_a_precision():
     assert obs.dtype == np.float32 and obs.shape == (4, 4)
     single.reset(seed=0)
     assert single.step(1)[0].shape == (4,)
-    puffer.reset(0)
-    assert puffer.step(np.ones(4, dtype=np.int32))[1].dtype == np.float32
     sb3.reset()
     assert sb3.step(np.ones(4, dtype=np.int64))[0].shape == (4, 4)
     with pytest.raises(ValueError, match="as written"):
         vector_env("CartPole-v1", 4, backend="gymnasium", precision="float32")
+
+
+def test_the_pufferlib_face_takes_a_precision():
+    need("pufferlib", "pufferlib 3.0 (see docs/faces/pufferlib.md)")
+    from vecenv.pufferlib import PufferEnv
+
+    puffer = PufferEnv("cartpole", num_envs=4, precision="float32")
+    assert puffer.engine.precision == "float32"
+    assert puffer.engine.state_dtype["x"] == np.float32
+    puffer.reset(0)
+    assert puffer.step(np.ones(4, dtype=np.int32))[1].dtype == np.float32

@@ -30,3 +30,12 @@ def test_readme_is_a_front_page_linking_into_the_site():
     for link in links:
         if "://" not in link:
             assert (ROOT / link).exists(), f"README.md links to {link}, which does not exist"
+
+
+def test_readme_opens_with_its_two_set_up_commands():
+    """The first code blocks a newcomer meets install and run the demo, then install the test
+    extra and run the suite (both tested from a fresh virtualenv by tests/test_packaging.py)."""
+    first, second = BLOCKS[:2]
+    assert first.code.startswith("pip install . && vecenv bench ")
+    assert second.code.startswith('pip install -e ".[test]" && pytest ')
+    assert first.section == second.section == "Install"

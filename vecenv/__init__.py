@@ -40,11 +40,12 @@ def _map_source_folders():
 
 _map_source_folders()
 
-# Every compiled artefact goes to vecenv's cache folder, never into the package: before any
-# jitted function of vecenv is defined (see vecenv.kernels.cache).
+# Every compiled artefact goes to vecenv's cache folder, never into the package: the locator is
+# in place before any jitted function of vecenv is defined, which is when numba is first imported
+# (not here: vecenv.kernels.cache).
 from .kernels import cache as _cache  # noqa: E402
 
-_cache.install()
+_cache.install_when_numba_loads()
 
 from .registry import GameError, list_envs  # noqa: E402
 

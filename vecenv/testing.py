@@ -172,9 +172,9 @@ def _hypothesis():
         from hypothesis import strategies
         from hypothesis.extra import numpy as hnp
     except ImportError:
-        raise Skipped(
-            'hypothesis is not installed: pip install "vecenv[game]" (".[game]" in a clone)'
-        ) from None
+        from . import extras
+
+        raise Skipped(f"hypothesis is not installed: {extras.install_hint('game')}") from None
     return hypothesis, strategies, hnp
 
 

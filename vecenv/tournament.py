@@ -3,7 +3,7 @@
 ``round_robin(game, agents, matches_per_pair)`` plays every pair of agents ``matches_per_pair``
 matches with ``vecenv.selfplay.play`` (seats alternating), locally or over a Ray cluster
 (``cluster=``, the same results), and rates the agents with OpenSkill's Plackett-Luce model
-(``pip install openskill``), updating match by match in a fixed order so that the same seed
+(the ``tournament`` extra), updating match by match in a fixed order so that the same seed
 gives the same ratings. Agents are built-in names (the search agent ``mcts`` or ``mcts:N``
 included), checkpoints (``FILE.pt``: a policy saved by ``vecenv train ppo``, or a network saved
 by ``vecenv train alphazero``, which plays with search, ``FILE.pt:N`` N simulations a move) or
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import registry, search, selfplay
+from . import extras, registry, search, selfplay
 from .seats import agent_name
 
 # A checkpoint named as a player: FILE.pt, or FILE.pt:N (an AlphaZero network, N simulations).
@@ -198,10 +198,9 @@ wins/draws/losses.</p>
 
 def _rate(names, pairs):
     """OpenSkill ratings from every match, pair by pair and match by match."""
-    try:
-        from openskill.models import PlackettLuce
-    except ImportError:
-        raise ImportError("tournament ratings need OpenSkill: pip install openskill") from None
+    extras.require("tournament", "tournament ratings")
+    from openskill.models import PlackettLuce
+
     model = PlackettLuce()
     ratings = [model.rating(name=n) for n in names]
     for (i, j), result in sorted(pairs.items()):
@@ -227,6 +226,7 @@ def round_robin(
     Pair (i, j), i < j, is played with the seed ``seed + pair index`` (pairs in order), so a
     pair's matches do not depend on the other agents. ``progress(pairs_done, pairs)``.
     """
+    extras.require("tournament", "tournament ratings")  # before the matches, not after
     name = registry.resolve(game)
     specs = list(agents)
     if len(specs) < 2:

@@ -16,4 +16,5 @@ def need(module, package):
     except ImportError as exc:
         if os.environ.get("CI"):
             pytest.fail(f"{package} is required in CI: {exc}")
-        pytest.skip(f"{package} is not installed here: {exc}")
+        # Allowed at a module's top too, where a whole test file needs the package.
+        pytest.skip(f"{package} is not installed here: {exc}", allow_module_level=True)

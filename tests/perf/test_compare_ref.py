@@ -2,6 +2,7 @@
 worktree, and one real run against HEAD (asserted on its verdict and structure, never a time)."""
 
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vecenv.cli import bench_ref, main
+from vecenv.cli.common import CliError
 from vecenv.perf import compare, paired, worktree
 
 THRESHOLD = 0.10
@@ -181,8 +183,22 @@ def test_cli_usage_errors_exit_2_without_a_traceback(capsys, monkeypatch, tmp_pa
     code, _, err = bench(capsys, "--compare-ref", "HEAD", "--compare", "x.json")
     assert code == 2 and "drop --compare" in err
     monkeypatch.setattr(bench_ref, "current_tree", lambda: tmp_path)
+    monkeypatch.chdir(tmp_path)
     code, _, err = bench(capsys, "--compare-ref", "HEAD", "--num-envs", "8")
-    assert code == 2 and "not in a git checkout" in err and "Traceback" not in err
+    assert code == 2 and "not in a checkout of vecenv" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_an_installed_vecenv_compares_against_the_checkout_it_runs_in(tmp_path):
+    """``pip install .`` then ``vecenv bench --compare-ref main`` in the clone (README's order):
+    the installed package lies in no checkout, so the repository is the current folder's."""
+    site = tmp_path / "site-packages"
+    (site / "vecenv").mkdir(parents=True)
+    root = bench_ref.current_tree()
+    assert bench_ref.reference_repository(site, cwd=root / "docs") == (root, Path("."))
+    assert bench_ref.reference_repository(root) == (root, Path("."))
+    with pytest.raises(CliError, match="not in a checkout of vecenv"):
+        bench_ref.reference_repository(site, cwd=tmp_path)
 
 
 def test_compare_ref_head_passes_end_to_end(capsys):

@@ -109,7 +109,10 @@ def test_without_torch_the_error_says_what_to_install(capsys, monkeypatch):
         importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a)
     )
     code, _, err = run(capsys, "train", "ppo", "--env", "CartPole-v1")
-    assert code == 2 and 'pip install "vecenv[train]"' in err
+    assert code == 2 and 'PPO needs torch: pip install ".[train]"' in err
+    assert "download.pytorch.org/whl/cpu" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run(capsys, "train", "alphazero", "--env", "tictactoe")
+    assert code == 2 and 'AlphaZero needs torch: pip install ".[train]"' in err
 
 
 @pytest.mark.parametrize(
@@ -148,9 +151,8 @@ def test_without_matplotlib_the_run_is_saved_and_the_plot_skipped(capsys, tmp_pa
 
     (tmp_path / "curve.png").write_bytes(b"an earlier run's plot")
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib: ImportError
-    code, out, err = run(
-        capsys, "train", "ppo", "--env", "CartPole-v1", *SMALL, "--run-dir", str(tmp_path)
-    )
+    argv = ["--run-dir", str(tmp_path), "--force"]  # over the earlier run, on purpose
+    code, out, err = run(capsys, "train", "ppo", "--env", "CartPole-v1", *SMALL, *argv)
     assert code == 0, err
     assert json.loads((tmp_path / "run.json").read_text())["steps"] > 0
     assert len(curve(tmp_path / "curve.csv")) > 0

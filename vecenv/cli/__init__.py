@@ -19,11 +19,13 @@ import argparse
 import os
 import sys
 
-from . import arena, bench, game, listing, play, tournament, train
+from vecenv.extras import MissingExtra
+
+from . import arena, bench, game, listing, play, tournament, train, warm
 from .common import PROG, CliError
 
 # The commands, one module each, in the order ``--help`` lists them.
-COMMANDS = (listing, train, bench, play, tournament, arena, game)
+COMMANDS = (listing, train, bench, play, tournament, arena, game, warm)
 
 
 def build_parser():
@@ -50,7 +52,7 @@ def main(argv=None):
     out = sys.stdout
     try:
         return args.func(args, out)
-    except CliError as e:
+    except (CliError, MissingExtra) as e:
         out.flush()
         print(f"{PROG} {args.command}: error: {e}", file=sys.stderr)
         return 2

@@ -13,11 +13,11 @@ import os
 from .common import (
     CliError,
     count,
-    make_output_dir,
     non_negative_float,
     parse_ints,
     positive_float,
     positive_int,
+    run_folder,
     seed,
     unit_interval,
 )
@@ -26,7 +26,7 @@ from .ppo import DEFAULT_RUNS, _need_torch, _wrote
 
 
 def cmd_alphazero(args, out):
-    _need_torch()
+    _need_torch("AlphaZero")
     from vecenv import alphazero, registry
 
     try:
@@ -71,8 +71,8 @@ def cmd_alphazero(args, out):
         config = alphazero.AlphaZeroConfig(**values)
     except ValueError as e:
         raise CliError(str(e)) from None
-    run_dir = args.run_dir or os.path.join(DEFAULT_RUNS, f"alphazero-{game}-{config.seed}")
-    make_output_dir(run_dir, "--run-dir")
+    default_dir = os.path.join(DEFAULT_RUNS, f"alphazero-{game}-{config.seed}")
+    run_dir = run_folder(args.run_dir, default_dir, args.force)
     print(
         f"AlphaZero on {game}: {config.num_games} games at once, {config.simulations} "
         f"simulations a move ({config.selection}), seed {config.seed}",
@@ -157,7 +157,12 @@ def add_parser(kinds):
     p.add_argument("--checkpoint-every", type=count, help="iterations between checkpoints")
     p.add_argument("--seed", type=seed, default=1, help="seed of the run (1)")
     p.add_argument("--torch-threads", type=positive_int, help="PyTorch's threads (1)")
-    p.add_argument("--run-dir", help=f"where the run goes ({DEFAULT_RUNS}/alphazero-GAME-SEED)")
+    p.add_argument(
+        "--run-dir",
+        help=f"where the run goes ({DEFAULT_RUNS}/alphazero-GAME-SEED, or -run2, ... where a "
+        "previous run is)",
+    )
+    p.add_argument("--force", action="store_true", help="write over a previous run in --run-dir")
     p.add_argument(
         "--config", nargs="*", metavar="KEY=VALUE", help="the game's configuration, e.g. rows=5"
     )

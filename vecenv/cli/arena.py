@@ -10,24 +10,17 @@ vecenv arena play --config agent.json --agent random [--runs 100]
 ```
 """
 
-import importlib.util
 import json
+
+from vecenv import extras
 
 from .common import CliError, Progress, positive_int, print_table
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
 
-def _require_packages():
-    missing = [
-        m for m in ("flask", "sqlalchemy", "waitress") if importlib.util.find_spec(m) is None
-    ]
-    if missing:
-        raise CliError(f"the arena needs {', '.join(missing)}: pip install 'vecenv[arena]'")
-
-
 def _arena(args):
-    _require_packages()
+    extras.require("arena", "the arena")
     from vecenv.arena import Arena
 
     return Arena(args.db)
@@ -41,9 +34,8 @@ def _json(text, what):
 
 
 def cmd_serve(args, out):
-    from vecenv.arena.app import serve
-
     arena = _arena(args)
+    from vecenv.arena.app import serve
 
     def ready(port):
         print(f"vecenv arena on http://{args.host}:{port} (database {args.db})", file=out)

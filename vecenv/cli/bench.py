@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 
+from vecenv import extras
 from vecenv.perf.ab_worker import POOL, actions_pool  # batches of actions cycled through
 
 from . import bench_gate, bench_ref
@@ -145,10 +146,7 @@ def check_plot(path):
         return
     if not path.lower().endswith(".png"):
         raise CliError(f"--plot wants a .png file, got {path!r}")
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise CliError("--plot needs matplotlib: pip install matplotlib") from None
+    extras.require("train", "--plot", ["matplotlib"])
     check_output_file(path, "--plot")
 
 

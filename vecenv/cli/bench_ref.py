@@ -52,6 +52,29 @@ def current_tree():
     return Path(vecenv.__file__).resolve().parent.parent
 
 
+def reference_repository(here, cwd=None):
+    """``(repository, the package's folder in it)``: the checkout that ``here`` (this vecenv's
+    folder) lies in, or, for a vecenv installed in site-packages, the checkout of vecenv that the
+    current folder lies in (its root holds ``vecenv/__init__.py``). CliError where neither is."""
+    try:
+        repo = worktree.repo_root(here)
+        return repo, here.relative_to(repo)
+    except ValueError:
+        pass
+    cwd = Path.cwd() if cwd is None else Path(cwd)
+    try:
+        repo = worktree.repo_root(cwd)
+    except ValueError:
+        repo = None
+    if repo is None or not (repo / "vecenv" / "__init__.py").is_file():
+        raise CliError(
+            f"--compare-ref times this vecenv against a git revision of vecenv's repository, "
+            f"but this vecenv is installed in {here}, and the current folder ({cwd}) is not in "
+            f"a checkout of vecenv: run it from inside a clone"
+        )
+    return repo, Path(".")
+
+
 def row(case, rates, change, gated):
     interval = f"{change.change:+.1%} [{change.low:+.1%}, {change.high:+.1%}]"
     verdict = change.verdict.upper() if (change.slower and gated) else change.verdict
@@ -66,9 +89,8 @@ def run(args, out, spec, gym_id, ns, threads):
     """Measure and judge; the exit status (0 pass, 1 a gated case slower)."""
     threshold = check_args(args)
     here = current_tree()
+    repo, sub = reference_repository(here)
     try:
-        repo = worktree.repo_root(here)
-        sub = here.relative_to(repo)
         with worktree.checkout(repo, args.compare_ref) as (folder, commit):
             ref = f"{args.compare_ref} ({commit[:12]})"
             print(f"reference: {ref}, checked out in {folder}", file=out)

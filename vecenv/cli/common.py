@@ -103,6 +103,33 @@ def make_output_dir(path, flag):
         raise CliError(f"{flag} {path!r} is not writable")
 
 
+def run_folder(given, default, force=False):
+    """The folder a training run writes, made now: ``given`` (``--run-dir``), refused where it
+    holds a previous run's files unless ``force``; else ``default``, or where that holds a previous
+    run, the first of ``default``-run2, -run3, ... that does not. A run never overwrites another
+    silently."""
+    if given is not None:
+        if _holds_files(given) and not force:
+            raise CliError(
+                f"--run-dir {given!r} holds a previous run: give another folder, or --force to "
+                "write over it"
+            )
+        path = given
+    else:
+        path, k = default, 2
+        while _holds_files(path) and not force:
+            path, k = f"{default}-run{k}", k + 1
+    make_output_dir(path, "--run-dir")
+    return path
+
+
+def _holds_files(path):
+    try:
+        return os.path.isdir(path) and any(os.scandir(path))
+    except OSError:
+        return False  # make_output_dir says why it cannot be used
+
+
 # -- games and clusters --------------------------------------------------------------------------
 
 

@@ -11,8 +11,9 @@ directory, also when Ctrl-C ends it: ``policy.pt``, checkpoints, ``curve.csv``, 
 """
 
 import argparse
-import importlib.util
 import os
+
+from vecenv import extras
 
 from .common import (
     CliError,
@@ -20,12 +21,12 @@ from .common import (
     count,
     discount,
     finite_float,
-    make_output_dir,
     non_negative_float,
     positive_float,
     positive_int,
     precision_option,
     resolve_env,
+    run_folder,
     seed,
     unit_interval,
 )
@@ -36,9 +37,8 @@ TUNED = "(default: the game's ppo.json)"
 NO_PLOT = "plotting needs matplotlib (pip install matplotlib); the curve is in the CSV/JSON"
 
 
-def _need_torch():
-    if importlib.util.find_spec("torch") is None:
-        raise CliError('PPO needs PyTorch: pip install "vecenv[train]"')
+def _need_torch(feature="PPO"):
+    extras.require("train", feature, ["torch"])
 
 
 def _hidden(text):
@@ -113,7 +113,7 @@ def cmd_ppo(args, out):
     from vecenv import registry
 
     name = env_id.removeprefix("vecenv/")
-    run_dir = args.run_dir or os.path.join(DEFAULT_RUNS, f"{name.replace('/', '_')}-{config.seed}")
+    default_dir = os.path.join(DEFAULT_RUNS, f"{name.replace('/', '_')}-{config.seed}")
     if args.selfplay and (whose != "vecenv" or registry.get_spec(name).num_agents != 2):
         raise CliError("--selfplay needs one of vecenv's two-agent games")
     if args.precision != "float64" and whose != "vecenv":
@@ -122,7 +122,8 @@ def cmd_ppo(args, out):
     if args.stop_at_target and target is None:
         raise CliError(f"--stop-at-target: {name} has no tuned target; give --threshold")
     stop_at = target if args.stop_at_target else args.threshold
-    make_output_dir(run_dir, "--run-dir")  # before training: a run is not lost to a bad path
+    # Before training: a run is not lost to a bad path, nor writes over another.
+    run_dir = run_folder(args.run_dir, default_dir, args.force)
     if args.selfplay:
         return _selfplay(args, out, registry.get_spec(name).name, config, run_dir)
     from vecenv import ppo
@@ -322,7 +323,12 @@ def add_parsers(kinds):
     ppo.add_argument(
         "--checkpoint-every", type=count, default=0, help="updates between checkpoints"
     )
-    ppo.add_argument("--run-dir", help=f"where the run goes (default {DEFAULT_RUNS}/ENV-SEED)")
+    ppo.add_argument(
+        "--run-dir",
+        help=f"where the run goes (default {DEFAULT_RUNS}/ENV-SEED, or ENV-SEED-run2, ... where "
+        "a previous run is)",
+    )
+    ppo.add_argument("--force", action="store_true", help="write over a previous run in --run-dir")
     ppo.add_argument(
         "--selfplay", action="store_true", help="two-agent games: train against a league"
     )

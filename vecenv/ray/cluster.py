@@ -1,8 +1,9 @@
-"""Connecting to a Ray cluster (an optional dependency: ``pip install "vecenv[ray]"``).
+"""Connecting to a Ray cluster (an optional dependency: the ``ray`` extra).
 
 Shared by the distributed vector environments of this package, ``vecenv.selfplay`` (matches
 spread over a cluster), the arena's servers on Ray (``vecenv.arena.on_ray``) and the command
-line's ``--ray``; it imports nothing of vecenv.
+line's ``--ray``; it imports nothing of vecenv but, when Ray is missing, the hint of
+``vecenv.extras``.
 """
 
 import socket
@@ -19,7 +20,9 @@ CONNECT_TIMEOUT = 10.0  # seconds to wait for a cluster's address to answer at a
 def require_ray():
     """The ``ray`` module, or an ImportError saying which extra to install."""
     if ray is None:
-        raise ImportError('running on a Ray cluster needs Ray: pip install "vecenv[ray]"')
+        from vecenv import extras
+
+        extras.require("ray", "running on a Ray cluster")
     return ray
 
 

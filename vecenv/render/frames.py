@@ -190,8 +190,10 @@ class GifRecorder:
         try:
             from PIL import Image
         except ImportError:
+            from vecenv import extras
+
             raise RenderError(
-                "writing a GIF needs Pillow: pip install pillow (or use .png)"
+                f"writing a GIF needs Pillow ({extras.install_hint('render')}), or use .png"
             ) from None
         self.Image, self.path, self.frames = Image, path, []
 
