@@ -10,15 +10,16 @@ from pathlib import Path
 import pytest
 
 # One driver cache per test session, so tests never depend on what an earlier run compiled; the
-# session still shares it between tests (compiling each game once). Stable-Baselines3 writes a
-# folder of logs for every `learn` (in the system's temporary folder unless told): the session's
-# scratch folder takes both, and goes when the process that made it exits (pytest-xdist's workers
-# inherit the variables, so only the first process makes one).
-if "VECENV_CACHE_DIR" not in os.environ:
+# session still shares it between tests (compiling each game once). A cache named by the caller
+# (VECENV_CACHE_DIR: .ci/run's, filled by `vecenv warm` just before) is used as it is.
+# Stable-Baselines3 writes a folder of logs for every `learn` (in the system's temporary folder
+# unless told): the session's scratch folder takes them, and goes when the process that made it
+# exits (pytest-xdist's workers inherit the variables, so only the first process makes one).
+if "VECENV_TESTS_SCRATCH" not in os.environ:
     _scratch = tempfile.mkdtemp(prefix="vecenv-tests-")
     atexit.register(shutil.rmtree, _scratch, ignore_errors=True)
     os.environ["VECENV_TESTS_SCRATCH"] = _scratch
-    os.environ["VECENV_CACHE_DIR"] = os.path.join(_scratch, "cache")
+    os.environ.setdefault("VECENV_CACHE_DIR", os.path.join(_scratch, "cache"))
     os.environ.setdefault("SB3_LOGDIR", os.path.join(_scratch, "sb3"))
 # The tests' Ray clusters talk over the loopback address only (tests/raycluster.py); Ray reads this
 # when it is imported, so it is set before any test imports it. Their subprocesses inherit it.

@@ -142,6 +142,13 @@ def folders_fixture(tmp_path_factory):
 EXTRA_NAMED = re.compile(r'pip install (?:-e )?"\.\[([\w,-]+)\]"')
 
 
+@functools.cache
+def declared_extras():
+    return set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    )
+
+
 def page_extras(text):
     """The extras a page names in ``pip install ".[X]"`` lines or text."""
     return sorted({e for found in EXTRA_NAMED.findall(text) for e in found.split(",")})
@@ -217,7 +224,22 @@ def _page_text(page):
     return (ROOT / page).read_text()
 
 
+# Where the blocks run: this environment behind its fence (the suite), or a throwaway virtualenv
+# of the page's own (tests/docs_in_venvs.py sets VENV).
+VENV = None
+
+
+def python():
+    return str(VENV / "bin" / "python") if VENV else sys.executable
+
+
 def environment(page=None, required=None):
+    if VENV:
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VECENV_FENCE")}
+        env["PATH"] = os.pathsep.join([str(VENV / "bin"), env.get("PATH", "")])
+        env["VIRTUAL_ENV"] = str(VENV)
+        env["MPLBACKEND"] = "Agg"
+        return env
     env = dict(os.environ)
     paths = [str(ROOT), env.get("PYTHONPATH")]
     if page is not None:
@@ -376,9 +398,9 @@ def _run_block(block, folders):
     elif block.lang == "python":
         script = cwd / f"example_{block.line}.py"
         script.write_text("\n".join([*block.before, block.code]))
-        check_ran(run([sys.executable, script.name], cwd, block), where)
+        check_ran(run([python(), script.name], cwd, block), where)
     elif block.lang == "pycon":
-        check_ran(run([sys.executable, "-c", DOCTEST], cwd, block, input=block.code), where)
+        check_ran(run([python(), "-c", DOCTEST], cwd, block, input=block.code), where)
     elif block.lang == "bash":
         code = without_installs(block.code)
         done = run(["bash", "-e", "-u", "-o", "pipefail", "-c", code], cwd, block)

@@ -448,18 +448,27 @@ def test_a_run_never_writes_over_a_previous_one(tmp_path, capsys):
     assert len(err.strip().splitlines()) == 1
 
 
-def test_warm_compiles_ahead_and_a_later_process_loads(tmp_path, capsys, monkeypatch):
-    monkeypatch.setenv("VECENV_CACHE_DIR", str(tmp_path / "cache"))
-    from vecenv.kernels import cache
+def test_warm_compiles_ahead_and_a_later_process_loads(tmp_path, capsys):
+    """In processes of their own (a cache folder is read once per process)."""
+    import json
+    import os
 
-    cache._usable.cache_clear()  # this process's cache folder is read once: read it again
-    try:
-        code, out, err = run(capsys, "warm", "tictactoe", "--jobs", "1", "--parts", "engine")
-    finally:
-        cache._usable.cache_clear()
-    assert code == 0, err
-    assert re.search(r"^tictactoe +[\d.]+ s  ok$", out, re.M) and "1 of 1 games warmed" in out
+    env = dict(os.environ, VECENV_CACHE_DIR=str(tmp_path / "cache"))
+    warm = [sys.executable, "-m", "vecenv", "warm", "tictactoe", "--jobs", "1", "--parts"]
+    done = subprocess.run([*warm, "engine"], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^tictactoe +[\d.]+ s  ok$", done.stdout, re.M), done.stdout
+    assert "1 of 1 games warmed" in done.stdout
     assert list((tmp_path / "cache" / "drivers").glob("vecenv_drivers_tictactoe_*.py"))
+    probe = (
+        "import json, numpy as np, vecenv\n"
+        "e = vecenv.make('tictactoe', num_envs=2, seed=0)\n"
+        "e.step(np.zeros((2, 2), dtype=np.int64))\n"
+        "s = e._drivers.step.stats\n"
+        "print(json.dumps([sum(s.cache_hits.values()), sum(s.cache_misses.values())]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert json.loads(done.stdout) == [1, 0], done.stderr  # loaded, not compiled
     code, _, err = run(capsys, "warm", "tictactoe", "--parts", "engine,nosuch")
     assert code == 2 and "parts must be some of" in err
     code, _, err = run(capsys, "warm", "nosuch")
