@@ -55,7 +55,7 @@ def _ray_cluster():
     except ImportError as exc:
         if os.environ.get("CI"):
             pytest.fail(f"the Ray tests must run in CI: {exc}")
-        pytest.skip(f"Ray is not installed ({exc}): pip install 'vecenv[ray]'")
+        pytest.skip(f'Ray is not installed ({exc}): pip install ".[ray]"')
     node = {
         "num_cpus": CPUS_PER_NODE,
         "object_store_memory": OBJECT_STORE,

@@ -139,7 +139,7 @@ def test_without_hypothesis_the_fuzzing_checks_name_the_game_extra(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "hypothesis", None)  # import hypothesis: ImportError
     result = testing.run_checks("catch", ["fuzz actions"])[0]
-    assert result.status == "skip" and 'pip install "vecenv[game]"' in result.detail
+    assert result.status == "skip" and 'pip install ".[game]"' in result.detail
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"
     ]

@@ -64,7 +64,14 @@ def require(extra, feature, modules=None):
     of ``extra`` (or of its ``modules``)."""
     absent = missing(extra, modules)
     if absent:
-        raise MissingExtra(f"{feature} needs {', '.join(absent)}: {install_hint(extra, absent)}")
+        raise error(extra, feature, absent)
+
+
+def error(extra, feature, absent=None):
+    """The ``MissingExtra`` saying ``feature`` needs ``extra`` (or its ``absent`` packages): for a
+    module whose import of the extra's package failed (``raise extras.error(...) from e``)."""
+    absent = absent or missing(extra) or sorted(set(EXTRAS[extra].values()))
+    return MissingExtra(f"{feature} needs {', '.join(absent)}: {install_hint(extra, absent)}")
 
 
 def _importable(module):

@@ -16,7 +16,13 @@ rewards are the engine's; a game over terminates every agent; ``max_cycles`` ste
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv, ParallelEnv
+
+from vecenv import extras
+
+try:
+    from pettingzoo import AECEnv, ParallelEnv
+except ImportError as e:
+    raise extras.error("pettingzoo", "vecenv.pettingzoo") from e
 
 from vecenv import registry
 from vecenv.engine import Engine

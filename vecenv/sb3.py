@@ -1,4 +1,4 @@
-"""Stable-Baselines3's ``VecEnv`` over one engine (``pip install "vecenv[sb3]"``).
+"""Stable-Baselines3's ``VecEnv`` over one engine (the ``sb3`` extra).
 
 ``VecEnv("CartPole-v1", num_envs=8)`` is what ``DummyVecEnv`` over N gymnasium envs is to SB3,
 stepped by one compiled call: episodes reset in the step that ends them (the engine's same-step
@@ -14,7 +14,13 @@ when they already have its type.
 """
 
 import numpy as np
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv as _SB3VecEnv
+
+from vecenv import extras
+
+try:
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnv as _SB3VecEnv
+except ImportError as e:
+    raise extras.error("sb3", "vecenv.sb3 (Stable-Baselines3's VecEnv)") from e
 
 from vecenv.gym import spaces
 from vecenv.inputs import action_array

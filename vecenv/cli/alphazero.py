@@ -119,7 +119,7 @@ def cmd_alphazero(args, out):
 def add_parser(kinds):
     p = kinds.add_parser(
         "alphazero",
-        help="train a network for a two-agent game by self-play with search (needs vecenv[train])",
+        help="train a network for a two-agent game by self-play with search (the train extra)",
         description="AlphaZero: self-play over a batch of games with the batched search and the "
         "network as its evaluator, a replay buffer, evaluations against built-in agents; "
         "writes the run directory.",

@@ -5,9 +5,9 @@
     vecenv train eval --policy runs/CartPole-v1-1/policy.pt [--episodes 10] [--render]
 
 A game's tuned configuration (its ``ppo.json``, ``vecenv.ppo.zoo``) is the starting point; each
-flag overrides one field. Both need PyTorch (``pip install "vecenv[train]"``). A run writes its
-directory, also when Ctrl-C ends it: ``policy.pt``, checkpoints, ``curve.csv``, ``curve.png`` and
-``run.json`` (and for self-play ``league.json`` with the win rates).
+flag overrides one field. Both need PyTorch (the ``train`` extra: ``pip install ".[train]"``). A
+run writes its directory, also when Ctrl-C ends it: ``policy.pt``, checkpoints, ``curve.csv``,
+``curve.png`` and ``run.json`` (and for self-play ``league.json`` with the win rates).
 """
 
 import argparse
@@ -260,7 +260,7 @@ def cmd_eval(args, out):
 def add_parsers(kinds):
     ppo = kinds.add_parser(
         "ppo",
-        help="train a policy with PPO (needs vecenv[train])",
+        help="train a policy with PPO (needs the train extra)",
         description="Train a policy with PPO on the engine's VectorEnv; writes the run directory.",
     )
     ppo.add_argument("--env", required=True, help="CartPole-v1, cartpole, connectx, gym.<Id>")

@@ -1,4 +1,4 @@
-"""PPO in the box (``pip install "vecenv[train]"``): train on any vecenv game or Gymnasium env.
+"""PPO in the box (the ``train`` extra): train on any vecenv game or Gymnasium env.
 
 ``train(env_id, config, run_dir)`` trains a policy with ``Trainer`` on a vector env and writes the
 run beside it: checkpoints, the final policy, the learning curve as CSV and PNG. ``load`` reads a
@@ -11,6 +11,13 @@ as numba code on the network's own tensors (``compiled``, ``compiled_update``) w
 
 import json
 import os
+
+from vecenv import extras
+
+try:
+    import torch  # noqa: F401
+except ImportError as e:
+    raise extras.error("train", "vecenv.ppo (the PPO trainer)", ["torch"]) from e
 
 from .checkpoint import Policy, load, save
 from .curves import plot, try_plot, write_csv

@@ -14,7 +14,7 @@ actions and results in shared arrays, ``sharedarrays``, a byte on a socket to wa
 workers on other machines through Ray calls, their arrays in the messages. A worker that dies is
 restarted by Ray (``max_restarts``); its episodes start again from their seeds and are reported
 truncated (see ``VectorEnv``). Every wait is bounded by ``timeout``, so a caller never hangs on a
-lost node. Ray is an optional dependency: ``pip install "vecenv[ray]"``.
+lost node. Ray is an optional dependency: the ``ray`` extra (``pip install ".[ray]"``).
 
 The modules: ``vector`` (``VectorEnv``, the driver), ``multiagent`` (``MultiAgentVectorEnv``),
 ``worker`` (``Worker``, a slice in its actor), ``results`` (the result arrays, split and merged),
