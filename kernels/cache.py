@@ -43,7 +43,6 @@ already is), before any jitted function of vecenv or of a game can be defined.
 
 import functools
 import hashlib
-import importlib.util
 import os
 import stat
 import sys
@@ -327,31 +326,9 @@ def install():
     literals.install(owns)
 
 
-class _NumbaWatcher:
-    """A finder that steps aside for numba's own import and calls ``install`` when it ends."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name != "numba":
-            return None
-        if self in sys.meta_path:
-            sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
-        if spec is None or spec.loader is None:
-            return spec
-        exec_module = spec.loader.exec_module
-
-        def exec_then_install(module):
-            exec_module(module)
-            install()
-
-        spec.loader.exec_module = exec_then_install
-        return spec
-
-
 def install_when_numba_loads():
     """``install`` now if numba is imported, else the moment it is (importing numba costs a
     fifth of a second that ``import vecenv`` need not pay)."""
-    if "numba" in sys.modules:
-        install()
-    elif not any(isinstance(f, _NumbaWatcher) for f in sys.meta_path):
-        sys.meta_path.insert(0, _NumbaWatcher())
+    from .imports import when_imported
+
+    when_imported("numba", install)

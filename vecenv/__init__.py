@@ -44,6 +44,7 @@ _map_source_folders()
 # in place before any jitted function of vecenv is defined, which is when numba is first imported
 # (not here: vecenv.kernels.cache).
 from .kernels import cache as _cache  # noqa: E402
+from .kernels.imports import when_imported  # noqa: E402
 
 _cache.install_when_numba_loads()
 
@@ -92,7 +93,7 @@ def register(path):
     from . import registry
 
     name = registry.register(path)
-    _register_gym()
+    when_imported("gymnasium", _register_gym)
     return name
 
 
@@ -118,4 +119,6 @@ def _register_gym():
     register_all()
 
 
-_register_gym()
+# The ``vecenv/<Id>`` ids are registered with gymnasium when it is imported (now, if it is):
+# ``import vecenv`` itself imports neither gymnasium nor numba (vecenv.kernels.imports).
+when_imported("gymnasium", _register_gym)

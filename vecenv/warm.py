@@ -69,14 +69,15 @@ def warm_game(game, parts=DEFAULT_PARTS, **configuration):
         envs.step(actions)
         envs.close()
     if spec.num_agents == 2:
-        from . import selfplay
+        from . import search, seats, selfplay
 
-        if "agents" in parts:
-            selfplay.play(name, ("random", "random"), 2, seed=0, **configuration)
+        own = [a for a in seats.builtin_names(name) if a != search.AGENT]
+        if "agents" in parts and own:
+            # Every built-in agent is one compiled function of the game: one pair compiles it.
+            selfplay.play(name, (own[0], own[0]), 2, seed=0, **configuration)
         if "search" in parts:
-            from . import search
-
-            search.MCTS(engine, 2).search(engine.get_state()[:1])
+            # Seat 0 searches (a game whose seats move at once needs it named).
+            search.MCTS(engine, 2).search(engine.get_state()[:1], seats=[0])
     if "threads" in parts:
         from .threads import PARALLEL_MIN_ENVS
 
