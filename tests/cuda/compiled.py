@@ -1,7 +1,7 @@
 """Compiles games' GPU kernels to PTX, in a process of its own, for ``test_ptx.py``: every kernel
 the engine launches, for sm_90 (``BOTH`` for sm_80 too; ``SEARCHED``'s search too), with no GPU
 or driver (see ``vecenv.cuda.compile.target_capability``). Prints one JSON line per game:
-``{"game", "kernels": [[label, "sm_XY", PTX bytes], ...], "error"}``.
+``{"game", "kernels": [[label, "sm_XY", PTX bytes, constant bytes], ...], "error"}``.
 
     python -m tests.cuda.compiled game [game ...]
 """
@@ -27,6 +27,7 @@ def capabilities(game):
 
 def main(games):
     from vecenv.cuda.ptx import ptx, search_ptx  # here: importing capabilities stays light
+    from vecenv.cuda.tables import const_bytes
 
     cachelock.install()  # the test process shares these caches
     for game in games:
@@ -35,7 +36,10 @@ def main(games):
             if game == SEARCHED:
                 cc = CAPABILITIES[-1]
                 out["search", cc] = search_ptx(game, cc)
-            found = [[label, f"sm_{cc[0]}{cc[1]}", len(text)] for (label, cc), text in out.items()]
+            found = [
+                [label, f"sm_{cc[0]}{cc[1]}", len(text), const_bytes(text)]
+                for (label, cc), text in out.items()
+            ]
             # PTX names its target: each capability was compiled for, not just asked for.
             for (_, cc), text in out.items():
                 assert f".target sm_{cc[0]}{cc[1]}" in text
