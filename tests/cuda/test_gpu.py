@@ -115,7 +115,7 @@ def test_torch_dlpack():
         sidebyside.dlpack(game, num_envs=257, steps=30, consumer=consumer, wrap=wrap)
 
 
-@pytest.mark.parametrize("game", [g for g in GAMES if vecenv.make(g, 1).num_agents == 1])
+@pytest.mark.parametrize("game", [g for g in GAMES if registry.get_spec(g).num_agents == 1])
 def test_rollout_matches_steps(game):
     from . import rollouts
 

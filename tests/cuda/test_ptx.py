@@ -17,7 +17,7 @@ import vecenv
 from vecenv import registry
 
 from . import require_numba_cuda
-from .compiled import SEARCHED, capabilities
+from .compiled import SEARCHED, TRAINED, capabilities
 
 require_numba_cuda()
 
@@ -45,6 +45,8 @@ def test_kernels_compile_to_ptx(compiled, game):
     expected = {(label, arch) for label in labels for arch in archs}
     if game == SEARCHED:
         expected.add(("search", "sm_90"))
+    if game == TRAINED:
+        expected.add(("rollout_mlp", "sm_90"))
     assert got == expected
 
 

@@ -139,7 +139,7 @@ class CudaEngine:
         )  # fmt: skip
         # The device's arrays (and their host copies) as many as the CPU engine's.
         memory.check(host.name, int(num_envs), host._episode_bytes, 0, memory_budget)
-        self._host = host
+        self._host, self._memory_budget = host, memory_budget
         self.spec, self.name, self.config = host.spec, host.name, host.config
         self.num_envs = n = int(num_envs)
         self.num_threads = 1

@@ -23,12 +23,25 @@ arguments. Every launch, either way, is counted in ``launches()`` (the tests cou
 
 import ctypes
 import os
+import threading
 
 import numba
 import numpy as np
 
 _SIMULATOR = numba.config.ENABLE_CUDASIM
 _count = [0]
+_with_context = set()  # threads on which numba-cuda's context has been made current
+
+
+def _context():
+    """Make numba-cuda's context current on this thread (once a thread): the driver calls below
+    act on the current context, which numba-cuda sets per thread as it works."""
+    thread = threading.get_ident()
+    if thread not in _with_context:
+        from numba import cuda
+
+        cuda.current_context()
+        _with_context.add(thread)
 
 
 def launches():
@@ -220,6 +233,7 @@ class Launch:
                     raise self._on_error(exc) from None
                 raise
             return
+        _context()
         _check(
             self._driver.cuLaunchKernel(
                 self._function, self.grid, 1, 1, self.block, 1, 1, 0, 0,
@@ -245,6 +259,7 @@ def copy_in(device, host):
         return
     from cuda.bindings import driver
 
+    _context()
     address, _, _, dtype = layout(device)
     host = np.ascontiguousarray(host)
     if host.nbytes != int(np.prod(device.shape, dtype=np.int64)) * dtype.itemsize:
@@ -259,6 +274,7 @@ def synchronize():
     if raw_launches():
         from cuda.bindings import driver
 
+        _context()
         _check(driver.cuCtxSynchronize())
         return
     from numba import cuda

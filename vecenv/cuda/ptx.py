@@ -135,3 +135,29 @@ def link(game, **configuration):
             raise describe_error(engine.name, exc) from None
         out[label] = int(kernel._codelibrary.get_cufunc().attrs.const)
     return out
+
+
+def mlp_ptx(game, cc=(9, 0), hidden=(8, 8), norm=True, **configuration):
+    """The PTX text of ``game``'s rollout kernel with an MLP actor as its policy
+    (``policies.mlp_policy``, as the GPU trainer compiles it: every observation field a feature,
+    a ``legal`` field masking the actions), for compute capability ``cc``."""
+    from numba import cuda
+
+    engine = Engine(game, 1, seed=0, **configuration)
+    if engine.num_agents != 1 or not engine.action.discrete:
+        raise ValueError(f"{game}: the MLP policy plays one-agent games of discrete actions")
+    fields = [(k, tuple(f.shape), f.shared) for k, f in enumerate(engine.observation)]
+    legal = next(
+        ((k, f.shared) for k, f in enumerate(engine.observation) if f.name == "legal"), None
+    )
+    features = sum(int(np.prod(shape, dtype=np.int64)) for _, shape, _ in fields)
+    actions = int(engine.action.high[0] - engine.action.low[0] + 1)
+    act = policies.mlp_policy(fields, [features, *hidden, actions], norm, legal)
+    compiled = kernels(engine.rules, _agents_module(engine.rules), True)
+    kernel = rollout_kernel(engine.rules, True, act, compiled.shared).py_func
+    _, argtypes = signatures(engine)["rollout"]
+    try:
+        with target_capability(cc), global_tables():
+            return cuda.compile_ptx(kernel, argtypes, cc=tuple(cc))[0]
+    except numba.core.errors.NumbaError as exc:
+        raise describe_error(engine.name, exc) from None

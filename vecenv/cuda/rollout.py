@@ -23,6 +23,7 @@ import numpy as np
 from numba import cuda
 from numba.core.dispatcher import Dispatcher
 
+from vecenv import memory
 from vecenv.spec import is_integer
 
 from . import policies
@@ -152,6 +153,20 @@ def _params(engine, params):
     return buffer, None, (host.dtype, host.shape)
 
 
+def _check_memory(engine, steps):
+    """ValueError, before anything is allocated, where a rollout's buffers would pass the
+    engine's memory budget (``vecenv.memory``)."""
+    n = engine.num_envs
+    obs = sum(o.nbytes // n for o in engine._obs)
+    parts = {
+        "observations": (steps + 1) * obs,
+        "actions": steps * engine._act_width * np.dtype(engine._act_dtype).itemsize,
+        "rewards and flags": steps * (8 + 2),
+        "final observations": steps * obs if engine.final_obs is not None else 0,
+    }
+    memory.check(f"{engine.name} rollout({steps})", n, parts, 0, engine._memory_budget)
+
+
 def rollout(engine, steps, policy="random", params=None):
     """Play ``steps`` steps of every episode of ``engine`` (a one-agent ``CudaEngine``) in one
     kernel launch, actions drawn by ``policy`` ("random", or a device function: see
@@ -173,6 +188,7 @@ def rollout(engine, steps, policy="random", params=None):
     array, address, (dtype, shape) = _params(engine, params)
     buffers = engine._rollouts.get(steps)
     if buffers is None:
+        _check_memory(engine, steps)
         buffers = engine._rollouts[steps] = Rollout(engine, steps)
     key = ("rollout", steps, id(policy), dtype.str, shape)
     run = engine._launches.get(key)
