@@ -119,3 +119,76 @@ def test_update_and_point_rewrite_one_word(real_layout):
 def test_contiguous_strides():
     for shape, itemsize in (((3, 4, 5), 8), ((7,), 1), ((2, 1, 3), 4), ((), 8)):
         assert launch.contiguous_strides(shape, itemsize) == np.zeros(shape, f"V{itemsize}").strides
+
+
+class _Memory:
+    """Host bytes standing in for device memory: numba-cuda only reads their address here."""
+
+    def __init__(self, nbytes):
+        self.bytes = np.zeros(max(nbytes, 8), np.uint8)
+        self.device_ctypes_pointer = ctypes.c_void_p(self.bytes.ctypes.data)
+        self.handle, self.owner = self.device_ctypes_pointer, self
+
+
+def test_prepared_words_are_numba_cudas_for_the_step(monkeypatch, real_layout):
+    """The engine's step kernel compiled for sm_90 (no GPU: the compute capability given, no
+    module loaded) and its real arguments' types (records, tuples of arrays, integers): the
+    words ``Launch`` prepares are those numba-cuda's own marshalling makes
+    (``_Kernel._prepare_args``), and the block holds what cuda.core's ``ParamHolder`` makes of
+    numba-cuda's words."""
+    from numba.cuda import codegen
+    from numba.cuda.cudadrv import devicearray
+
+    from vecenv.cuda.compile import kernels, target_capability
+    from vecenv.cuda.tables import global_tables
+    from vecenv.engine import Engine
+    from vecenv.kernels.agents import AGENT_RNG
+
+    class Module:
+        initialized = True
+
+    class Function:
+        kernel, module = None, Module()
+
+    monkeypatch.setattr(codegen.CUDACodeLibrary, "_ensure_cc", lambda self, cc: cc or (9, 0))
+    monkeypatch.setattr(codegen.CUDACodeLibrary, "get_cufunc", lambda self: Function())
+
+    def device(host):
+        host = np.ascontiguousarray(host)
+        return devicearray.DeviceNDArray(
+            host.shape, host.strides, host.dtype, gpu_data=_Memory(host.nbytes)
+        )
+
+    n = 5
+    host = Engine("cartpole", 1, seed=0)
+    compiled = kernels(host.rules, None, True)
+    records = np.zeros(n, host.state_dtype)
+    obs = tuple(device(np.zeros((n, *o.shape[1:]), o.dtype)) for o in host._obs)
+    undo = (device(records), device(np.zeros((n, 1))), device(np.zeros((n, 2), bool)))
+    agents = (
+        device(np.zeros((1, 2), np.int64)), device(np.zeros((1, 2, 1), np.int64)),
+        device(np.zeros((1, 2), AGENT_RNG)), device(np.zeros((1, 2))),
+        device(np.zeros(1, np.int64)),
+    )  # fmt: skip
+    args = (
+        device(records), device(host._cfg), device(np.zeros((n, 1), np.int64)),
+        device(host._act_low), device(host._act_high), device(np.zeros((n, 1))),
+        device(np.zeros(n, bool)), device(np.zeros(n, bool)), obs, obs, 0, 500, undo,
+        device(np.zeros(1, np.int64)), device(np.zeros(1, np.int32)), 3, agents,
+    )  # fmt: skip
+    argtypes = tuple(compiled.step.typeof_pyval(a) for a in args)
+    with target_capability((9, 0)), global_tables():
+        kernel = compiled.step.compile(argtypes)
+    mine, theirs = [], []
+    for argtype, value in zip(kernel.argument_types, args, strict=True):
+        launch.words(argtype, value, mine)
+        kernel._prepare_args(argtype, value, 0, [], theirs)
+
+    def plain(word):
+        return (type(word).__name__, word.value if hasattr(word, "value") else word)
+
+    assert [plain(w) for w in mine] == [plain(w) for w in theirs]
+    block, holder = launch.Block(mine), _holder(theirs)
+    for k in range(len(mine)):
+        size = len(block.bytes(k))
+        assert _holder_bytes(holder, k, size) == block.bytes(k), k
