@@ -10,6 +10,7 @@ imported by name, as the rules import them: a module's attributes are not retarg
 and writes one action row into ``action``. The kernel checks the row as it checks a caller's.
 """
 
+import functools
 import math
 
 import numba as nb
@@ -60,13 +61,15 @@ def mlp_layout(fields, sizes, norm):
     return offsets, at
 
 
+@functools.cache  # one function per shape: its kernel compiles once per process
 def mlp_policy(fields, sizes, norm=False, legal=None):
     """A device policy playing an MLP actor (tanh hidden layers, a categorical head over
     ``sizes[-1]`` actions, masked by the bool field ``legal`` = (obs index, shared) where given),
     its weights read from ``params`` (``mlp_layout``'s vector): the action is ``low[0]`` plus a
     draw from the softmax of the logits, by the episode's stream. Written as source for its
     shapes (CUDA's local arrays need constant sizes) and compiled into the rollout's kernel like
-    any policy; ``act.source`` is that source."""
+    any policy; ``act.source`` is that source. ``fields`` and ``sizes`` are tuples (the result
+    is kept for each shape)."""
     offsets, _ = mlp_layout(fields, sizes, norm)
     layers = len(sizes) - 1
     # h0 .. h{layers - 1}: each layer's outputs (the last one the logits), biases first.

@@ -146,13 +146,13 @@ def mlp_ptx(game, cc=(9, 0), hidden=(8, 8), norm=True, **configuration):
     engine = Engine(game, 1, seed=0, **configuration)
     if engine.num_agents != 1 or not engine.action.discrete:
         raise ValueError(f"{game}: the MLP policy plays one-agent games of discrete actions")
-    fields = [(k, tuple(f.shape), f.shared) for k, f in enumerate(engine.observation)]
+    fields = tuple((k, tuple(f.shape), f.shared) for k, f in enumerate(engine.observation))
     legal = next(
         ((k, f.shared) for k, f in enumerate(engine.observation) if f.name == "legal"), None
     )
     features = sum(int(np.prod(shape, dtype=np.int64)) for _, shape, _ in fields)
     actions = int(engine.action.high[0] - engine.action.low[0] + 1)
-    act = policies.mlp_policy(fields, [features, *hidden, actions], norm, legal)
+    act = policies.mlp_policy(fields, (features, *hidden, actions), norm, legal)
     compiled = kernels(engine.rules, _agents_module(engine.rules), True)
     kernel = rollout_kernel(engine.rules, True, act, compiled.shared).py_func
     _, argtypes = signatures(engine)["rollout"]

@@ -97,9 +97,9 @@ class DeviceTrainer:
         if self.masked:
             index = next(k for k, f in enumerate(engine.observation) if f.name == LEGAL)
             legal = (index, engine.observation[index].shared)
-        sizes = [self.policy.actor[0].in_features, *config.hidden, int(act_space.n)]
+        sizes = (self.policy.actor[0].in_features, *config.hidden, int(act_space.n))
         self.layout, self.size = mlp_layout(self.fields, sizes, config.norm_obs)
-        self.act = mlp_policy(self.fields, sizes, config.norm_obs, legal)
+        self.act = mlp_policy(tuple(self.fields), sizes, bool(config.norm_obs), legal)
         self.optimizer = torch.optim.Adam(
             self.policy.parameters(), lr=config.learning_rate, eps=1e-5
         )
