@@ -80,10 +80,15 @@ class DeviceTrainer:
         self.device = torch_device(engine)
         torch.manual_seed(config.seed)
         obs_space, act_space = spaces.observation_space(engine), spaces.action_space(engine)
-        if not engine.action.discrete or not hasattr(act_space, "n"):
+        if not engine.action.discrete:
             raise ValueError(
                 f"{engine.name}'s actions are continuous: --device cuda trains discrete actions "
                 "(train it on the CPU)"
+            )
+        if not hasattr(act_space, "n"):
+            raise ValueError(
+                f"{engine.name}'s actions have several components: --device cuda trains one "
+                "discrete choice a step (train it on the CPU)"
             )
         self.policy = policy or ActorCritic(
             obs_space, act_space, config.hidden, norm_obs=config.norm_obs
