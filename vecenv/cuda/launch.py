@@ -100,7 +100,7 @@ def words(argtype, value, out, marks=None, index=None):
             words(item_type, item, out)
     elif isinstance(argtype, types.Boolean):
         if marks is not None and index is not None:
-            marks[index] = ("int", len(out))
+            marks[index] = ("scalar", len(out))
         out.append(bool(value))  # numba-cuda hands a bool on as it is
     elif isinstance(argtype, types.Integer):
         if marks is not None and index is not None:
