@@ -322,21 +322,22 @@ def _import_pufferl():
     return pufferlib.pufferl
 
 
-def puffer_config(quick=False):
+def puffer_config(quick=False, config=PUFFER_CONFIG, device="cpu"):
     """(PuffeRL's train config, vec settings, env settings, policy settings, what was changed):
-    PufferLib's own CartPole configuration, read by PufferLib's own loader, then adapted."""
+    PufferLib's own configuration ``config`` (CartPole's by default), read by PufferLib's own
+    loader, then adapted (``device``: where its network trains)."""
     pufferl = _import_pufferl()
     argv, sys.argv = sys.argv, sys.argv[:1]  # its loader parses the command line
     try:
-        args = pufferl.load_config(PUFFER_CONFIG)
+        args = pufferl.load_config(config)
     finally:
         sys.argv = argv
     train, vec, env = dict(args["train"]), dict(args["vec"]), dict(args["env"])
     changes = {
-        "device": "cpu (the race runs on the CPU)",
+        "device": f"{device} (the race runs on the CPU)" if device == "cpu" else device,
         "backend": f"Serial, not {vec['backend']} (the env in this process, as every side's)",
     }
-    train["device"] = "cpu"
+    train["device"] = device
     try:
         import heavyball  # noqa: F401  (PufferLib's Muon optimizer)
     except ImportError:
@@ -358,8 +359,8 @@ class EpisodeWatch:
     ``recv`` hands the trainer (vecenv.pufferlib's infos carry only a mean per report, which
     cannot give the last 100 episodes exactly). Everything else goes to the env."""
 
-    def __init__(self, inner):
-        self.inner = inner
+    def __init__(self, inner, threshold=THRESHOLD):
+        self.inner, self.threshold = inner, threshold
         self.running = np.zeros(inner.num_agents)
         self.recent = deque(maxlen=WINDOW)
 
@@ -377,14 +378,18 @@ class EpisodeWatch:
         return out
 
     def met(self):
-        return len(self.recent) == WINDOW and float(np.mean(self.recent)) >= THRESHOLD
+        return len(self.recent) == WINDOW and float(np.mean(self.recent)) >= self.threshold
 
 
-def pufferlib_side(seed, quick=False):
+def pufferlib_side(seed, quick=False, game=GAME, config_name=PUFFER_CONFIG, device="cpu",
+                   threshold=THRESHOLD):  # fmt: skip
     """PuffeRL as its CartPole config sets it up (``puffer_config``: 2 envs of 4096 CartPoles,
     an LSTM over PufferLib's default policy, 64-step horizons, its learning rate, clip and
     coefficients), on the CPU in this process. Its dashboard, which redraws the terminal every
-    quarter second, is switched off; its checkpoints are written to a temporary folder."""
+    quarter second, is switched off; its checkpoints are written to a temporary folder.
+    ``game``, ``config_name``, ``device`` and ``threshold`` choose another game (through
+    ``vecenv.pufferlib``), PufferLib configuration, training device and target
+    (``benchmarks/gpu_training.py``)."""
     torch = _single_thread()
     pufferl = _import_pufferl()
     import pufferlib.ocean.torch as ocean_torch
@@ -392,9 +397,9 @@ def pufferlib_side(seed, quick=False):
 
     from vecenv.pufferlib import env_creator
 
-    train, vec, env_kwargs, policy_kw, _ = puffer_config(quick)
+    train, vec, env_kwargs, policy_kw, _ = puffer_config(quick, config_name, device)
     vector = pufferlib.vector.make(
-        env_creator(GAME),
+        env_creator(game),
         env_kwargs=env_kwargs,
         backend=pufferlib.vector.Serial,
         num_envs=vec["num_envs"],
@@ -412,11 +417,11 @@ def pufferlib_side(seed, quick=False):
         policy = rnn(vector.driver_env, policy, **policy_kw["rnn"])
     precision = torch.get_float32_matmul_precision()
     with tempfile.TemporaryDirectory() as data_dir:
-        config = dict(train, seed=seed, data_dir=data_dir, env="vecenv_cartpole")
+        config = dict(train, seed=seed, data_dir=data_dir, env=f"vecenv_{game}")
         with contextlib.redirect_stdout(io.StringIO()), _no_warnings():
-            trainer = pufferl.PuffeRL(config, vector, policy)
+            trainer = pufferl.PuffeRL(config, vector, policy.to(device))
         trainer.print_dashboard = lambda *a, **k: None
-        watch = trainer.vecenv = EpisodeWatch(vector)
+        watch = trainer.vecenv = EpisodeWatch(vector, threshold)
         reached = None
         start = time.perf_counter()
         try:

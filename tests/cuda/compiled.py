@@ -1,7 +1,7 @@
 """Compiles games' GPU kernels to PTX, in a process of its own, for ``test_ptx.py``: every kernel
 the engine launches, for sm_90 (``BOTH`` for sm_80 too; ``SEARCHED``'s search too), with no GPU
 or driver (see ``vecenv.cuda.compile.target_capability``). Prints one JSON line per game:
-``{"game", "kernels": [[label, "sm_XY", PTX bytes], ...], "error"}``.
+``{"game", "kernels": [[label, "sm_XY", PTX bytes, constant bytes], ...], "error"}``.
 
     python -m tests.cuda.compiled game [game ...]
 """
@@ -19,6 +19,10 @@ BOTH = "cartpole"
 # The game whose GPU search (vecenv.cuda.search) compiles too: the search's own code is every
 # game's, and another game's compile would add as much NVVM time again.
 SEARCHED = "tictactoe"
+# The game whose rollout kernel also compiles with the GPU trainer's MLP actor as its policy: a
+# Dict of an int64 board and a bool legal-move field, the inputs scaled (every path of the
+# actor's source).
+TRAINED = "game_2048"
 
 
 def capabilities(game):
@@ -26,7 +30,8 @@ def capabilities(game):
 
 
 def main(games):
-    from vecenv.cuda.ptx import ptx, search_ptx  # here: importing capabilities stays light
+    from vecenv.cuda.ptx import mlp_ptx, ptx, search_ptx  # here: importing capabilities stays light
+    from vecenv.cuda.tables import const_bytes
 
     cachelock.install()  # the test process shares these caches
     for game in games:
@@ -35,7 +40,13 @@ def main(games):
             if game == SEARCHED:
                 cc = CAPABILITIES[-1]
                 out["search", cc] = search_ptx(game, cc)
-            found = [[label, f"sm_{cc[0]}{cc[1]}", len(text)] for (label, cc), text in out.items()]
+            if game == TRAINED:
+                cc = CAPABILITIES[-1]
+                out["rollout_mlp", cc] = mlp_ptx(game, cc)
+            found = [
+                [label, f"sm_{cc[0]}{cc[1]}", len(text), const_bytes(text)]
+                for (label, cc), text in out.items()
+            ]
             # PTX names its target: each capability was compiled for, not just asked for.
             for (_, cc), text in out.items():
                 assert f".target sm_{cc[0]}{cc[1]}" in text

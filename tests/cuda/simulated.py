@@ -19,7 +19,7 @@ import vecenv  # noqa: E402
 from tests import cachelock  # noqa: E402
 from vecenv import registry  # noqa: E402
 
-from . import sidebyside  # noqa: E402
+from . import rollouts, sidebyside, training  # noqa: E402
 
 ONE_AGENT_VECTOR = "cartpole"
 AUTORESET_GAMES = ("cartpole", "connectx", "catch", "pendulum")
@@ -34,6 +34,11 @@ ANY_ACTIONS_GAMES = (
 SIMULATED_AGENTS = {"connectx": (0, 0)}
 PICKLED_SEATS = "connectx"  # a two-agent game: the engine and DeviceSeats pickled mid-game
 SEARCHED = ("tictactoe", "connectx")  # the GPU search beside the CPU's
+# Rollouts under the other autoreset modes (next-step for every one-agent game).
+ROLLOUT_AUTORESET = {"cartpole": 20, "catch": 12}  # steps: enough for episodes to end
+ONE_LAUNCH = ("cartpole", "connectx", "pendulum")
+# PPO on the device: a plain Box, a large boolean image with scaled inputs, a Dict with legal moves.
+TRAINED = {"cartpole": {}, "minatar_breakout": {"norm_obs": True}, "game_2048": {}}
 
 
 def checks(game):
@@ -55,6 +60,26 @@ def checks(game):
         yield "dlpack_layout", sidebyside.dlpack_layout
         yield "pickling", lambda: sidebyside.pickling(game)
         yield "pickling_vector_env", sidebyside.pickling_vector_env
+    if registry.get_spec(game).num_agents == 1:
+        yield "rollout", lambda: rollouts.rollout_matches_steps(game)
+    if game in ROLLOUT_AUTORESET:
+        for mode in ("same_step", "disabled"):
+            yield (
+                f"rollout_{mode}",
+                lambda m=mode: rollouts.rollout_matches_steps(
+                    game, steps=ROLLOUT_AUTORESET[game], autoreset=m, calls=1
+                ),
+            )
+    if game in ONE_LAUNCH:
+        yield "one_launch", lambda: rollouts.one_launch(game)
+    if game == ONE_AGENT_VECTOR:
+        yield "rollout_policy", rollouts.rollout_policy
+        yield "rollout_dlpack", rollouts.rollout_dlpack
+    if game in TRAINED:
+        yield "mlp_policy", lambda: training.mlp_policy_matches_torch(game, **TRAINED[game])
+    if game == ONE_AGENT_VECTOR:
+        yield "device_training", lambda: training.device_training(game)
+        yield "device_trainer_refuses", training.device_trainer_refuses
     if game in SEARCHED:
         yield "search", lambda: sidebyside.search(game)
     if game == PICKLED_SEATS:

@@ -113,3 +113,74 @@ def test_torch_dlpack():
     )
     for game in ("cartpole", "pendulum", "catch"):
         sidebyside.dlpack(game, num_envs=257, steps=30, consumer=consumer, wrap=wrap)
+
+
+@pytest.mark.parametrize("game", [g for g in GAMES if registry.get_spec(g).num_agents == 1])
+def test_rollout_matches_steps(game):
+    from . import rollouts
+
+    rollouts.rollout_matches_steps(game, num_envs=257, steps=64)
+    for mode in ("same_step", "disabled"):
+        rollouts.rollout_matches_steps(game, num_envs=129, steps=40, autoreset=mode, calls=1)
+
+
+def test_one_launch_and_rollout_policies():
+    from . import rollouts
+
+    for game in ("cartpole", "connectx", "pendulum"):
+        rollouts.one_launch(game, num_envs=300)
+    rollouts.rollout_policy(num_envs=300)
+
+
+def test_rollout_to_torch():
+    """The rollout's buffers through ``torch.from_dlpack``: the same memory, the right shapes."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch here has no CUDA")
+    n, steps = 1000, 16
+    engine = vecenv.make("cartpole", n, seed=1, device="cuda")
+    rollout = engine.rollout(steps)
+    obs = torch.from_dlpack(rollout.obs["obs"])
+    assert obs.shape == (steps + 1, n, 1, 4) and obs.device.type == "cuda"
+    assert obs.data_ptr() == rollout.obs["obs"].__cuda_array_interface__["data"][0]
+    rewards = torch.from_dlpack(rollout.rewards)
+    assert rewards.shape == (steps, n) and bool((rewards >= 0).all())
+    np.testing.assert_array_equal(obs[-1].cpu().numpy(), engine.obs["obs"].copy_to_host())
+
+
+def test_prepared_words_are_numba_cudas():
+    """The prepared step's parameter words are those numba-cuda's own launch makes of the same
+    arguments (``_Kernel._prepare_args``), and both launch paths give the same trajectories."""
+    import ctypes
+
+    from vecenv.cuda.launch import words
+
+    engine = vecenv.make("connectx", 130, seed=2, device="cuda")
+    engine.step(np.zeros((130, 2), dtype=np.int64))
+    run = engine._launches["step"]
+    assert run.raw
+    mine, theirs = [], []
+    for argtype, value in zip(run.kernel.argument_types, run.args, strict=True):
+        words(argtype, value, mine)
+        run.kernel._prepare_args(argtype, value, 0, [], theirs)
+
+    def plain(word):
+        return word.value if isinstance(word, ctypes._SimpleCData) else word
+
+    assert [plain(w) for w in mine] == [plain(w) for w in theirs]
+
+
+def test_both_launch_paths_agree(monkeypatch):
+    actions = np.random.default_rng(0).integers(0, 2, (300, 1))
+    outs = []
+    for path in ("raw", "numba"):
+        monkeypatch.setenv("VECENV_CUDA_LAUNCH", path)
+        engine = vecenv.make("cartpole", 300, seed=4, device="cuda")
+        assert engine._prepared("x", engine._k.observe, (engine._states, engine._cfg,
+                                engine._obs, engine._all)).raw == (path == "raw")  # fmt: skip
+        for _ in range(30):
+            engine.step(actions)
+        rollout = engine.rollout(20)
+        outs.append((engine.get_state(), rollout.actions.copy_to_host()))
+    assert (outs[0][0] == outs[1][0]).all()
+    np.testing.assert_array_equal(outs[0][1], outs[1][1])

@@ -1,8 +1,11 @@
 """Every game's GPU kernels compile to PTX (sm_90; cartpole's for sm_80 too, tictactoe's search
-too) without a GPU; a construct CUDA cannot compile is reported naming the game, the function and
-the construct; ``import vecenv`` stays free of numba.cuda."""
+too) without a GPU, and fit a device: their constant data (read from the PTX) stays under the 64 KB
+of constant memory a kernel has, and where a GPU is here they link and load. A construct CUDA
+cannot compile is reported naming the game, the function and the construct; ``import vecenv``
+stays free of numba.cuda."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -14,7 +17,7 @@ import vecenv
 from vecenv import registry
 
 from . import require_numba_cuda
-from .compiled import SEARCHED, capabilities
+from .compiled import SEARCHED, TRAINED, capabilities
 
 require_numba_cuda()
 
@@ -32,15 +35,64 @@ def compiled(cuda_workers):
 def test_kernels_compile_to_ptx(compiled, game):
     row = compiled[game]
     assert row["error"] is None, row["error"]
-    labels = {"reset", "observe", "check_actions", "step"}
+    labels = {"reset", "observe", "restore", "step"}
     if registry.game_module(game, "agents") is not None:
         labels |= {"step_agents", "act_agents"}
-    got = {(label, arch) for label, arch, size in row["kernels"] if size > 0}
+    if registry.get_spec(game).num_agents == 1:
+        labels.add("rollout")
+    got = {(label, arch) for label, arch, size, _ in row["kernels"] if size > 0}
     archs = [f"sm_{major}{minor}" for major, minor in capabilities(game)]
     expected = {(label, arch) for label in labels for arch in archs}
     if game == SEARCHED:
         expected.add(("search", "sm_90"))
+    if game == TRAINED:
+        expected.add(("rollout_mlp", "sm_90"))
     assert got == expected
+
+
+@pytest.mark.parametrize("game", vecenv.list_envs())
+def test_kernels_fit_constant_memory(compiled, game):
+    """A kernel whose constant data pass 64 KB does not link on any GPU (chess's tables did,
+    before large tables moved to global memory: ``vecenv.cuda.tables``)."""
+    from vecenv.cuda.tables import CONSTANT_LIMIT
+
+    row = compiled[game]
+    assert row["error"] is None, row["error"]
+    over = {label: const for label, _, _, const in row["kernels"] if const >= CONSTANT_LIMIT}
+    assert not over, f"{game}: constant data over {CONSTANT_LIMIT} bytes: {over}"
+
+
+def test_const_bytes_reads_ptx_declarations():
+    from vecenv.cuda.tables import const_bytes
+
+    ptx = """
+.const .align 8 .b8 _cudapy_cmem[512] = {0, 1};
+.const .align 1 .b8 _cudapy_cmem$9[64] = {4};
+.visible .const .align 4 .u32 flag;
+.weak .global .align 8 .b8 _vecenv_table_ab_37376[37376] = {255};
+    ld.const.u64 %rd1, [_cudapy_cmem];
+"""
+    assert const_bytes(ptx) == 512 + 64 + 4
+
+
+def _gpu_expected():
+    """Whether this run must have a GPU (``VECENV_REQUIRE_GPU=1``): then a missing one fails the
+    link checks instead of skipping them."""
+    return os.environ.get("VECENV_REQUIRE_GPU", "") not in ("", "0")
+
+
+@pytest.mark.parametrize("game", vecenv.list_envs())
+def test_kernels_link_on_a_gpu(game):
+    from vecenv.cuda import gpu_available
+
+    if not gpu_available():
+        if _gpu_expected():
+            pytest.fail("VECENV_REQUIRE_GPU is set and no CUDA GPU is usable here")
+        pytest.skip("no CUDA GPU here: linking needs one")
+    from vecenv.cuda.ptx import link
+
+    linked = link(game)
+    assert linked and all(const < 64 * 1024 for const in linked.values()), linked
 
 
 def test_an_unsupported_construct_names_game_function_and_construct(tmp_path):

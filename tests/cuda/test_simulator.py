@@ -10,6 +10,7 @@ simulator the rules run as Python on the host's C library: every game matches bi
 import pytest
 
 import vecenv
+from vecenv import registry
 
 from . import require_numba_cuda
 
@@ -30,6 +31,12 @@ def test_every_game_is_checked(results):
     assert "two_blocks" in checks
     assert {game for game, check in results if check == "search"} == {"tictactoe", "connectx"}
     assert {"autoreset_same_step", "autoreset_disabled", "any_actions"} <= checks
+    one_agent = {g for g in games if registry.get_spec(g).num_agents == 1}
+    assert {game for game, check in results if check == "rollout"} == one_agent
+    assert {"rollout_same_step", "rollout_disabled", "rollout_policy", "rollout_dlpack"} <= checks
+    assert {game for game, check in results if check == "one_launch"} >= {"cartpole", "connectx"}
+    assert {game for game, check in results if check == "mlp_policy"} >= {"cartpole", "game_2048"}
+    assert {"device_training", "device_trainer_refuses"} <= checks
     assert {
         "dlpack",
         "dlpack_layout",

@@ -2,6 +2,7 @@
 
     vecenv train ppo --env CartPole-v1 [--seed S] [--stop-at-target] [--num-envs N] [--run-dir D]
     vecenv train ppo --env connectx --selfplay [--total-steps N]
+    vecenv train ppo --env CartPole-v1 --device cuda [--stop-at-target]
     vecenv train eval --policy runs/CartPole-v1-1/policy.pt [--episodes 10] [--render]
 
 A game's tuned configuration (its ``ppo.json``, ``vecenv.ppo.zoo``) is the starting point; each
@@ -122,8 +123,12 @@ def cmd_ppo(args, out):
     if args.stop_at_target and target is None:
         raise CliError(f"--stop-at-target: {name} has no tuned target; give --threshold")
     stop_at = target if args.stop_at_target else args.threshold
+    if args.device == "cuda":
+        _check_device(args, whose)
     # Before training: a run is not lost to a bad path, nor writes over another.
     run_dir = run_folder(args.run_dir, default_dir, args.force)
+    if args.device == "cuda":
+        return _on_gpu(args, out, name, config, run_dir, stop_at, target, tuned)
     if args.selfplay:
         return _selfplay(args, out, registry.get_spec(name).name, config, run_dir)
     from vecenv import ppo
@@ -159,6 +164,65 @@ def cmd_ppo(args, out):
         f"{run.steps:,} steps in {run.seconds:.1f} s ({run.steps_per_second:,.0f} steps/s, "
         f"{run.env_fraction:.1%} in the env), {_metric(config)} {run.mean:{_digits(config)}} "
         f"over the last {run.measured} {unit}",
+        file=out,
+    )
+    if target is not None:
+        if run.reached is not None:
+            steps, seconds = run.reached
+            print(f"reached {target:g} at {steps:,} steps, {seconds:.1f} s", file=out)
+        else:
+            print(f"did not reach {target:g}", file=out)
+    _wrote(run_dir, ("policy.pt", "curve.csv", "run.json", "curve.png"), run.plotted, out)
+    return 130 if run.interrupted else 0
+
+
+def _check_device(args, whose):
+    """``--device cuda``'s requirements, each a one-line error (exit 2) before anything runs."""
+    if whose != "vecenv":
+        raise CliError("--device cuda trains vecenv's games (gymnasium's own run on the CPU)")
+    if args.selfplay:
+        raise CliError("--device cuda trains one-agent games (--selfplay runs on the CPU)")
+    if args.checkpoint_every:
+        raise CliError("--device cuda writes no intermediate checkpoints (--checkpoint-every)")
+    if args.precision != "float64":
+        raise CliError("--device cuda runs the rules as written (--precision float64)")
+    # numba-cuda (the cuda extra), on a machine with an NVIDIA GPU and its driver.
+    extras.require("cuda", "--device cuda", ["numba.cuda"])
+    import numba
+
+    from vecenv.cuda import gpu_available
+
+    if not (numba.config.ENABLE_CUDASIM or gpu_available()):
+        raise CliError(
+            "--device cuda needs a CUDA GPU, and none is usable here (no NVIDIA GPU or driver "
+            "found); train on the CPU without --device"
+        )
+
+
+def _on_gpu(args, out, name, config, run_dir, stop_at, target, tuned):
+    """The run with the game and the network on the GPU (``vecenv.ppo.device``)."""
+    from vecenv.ppo import device
+
+    print(f"PPO on {name} (vecenv, GPU), {config.num_envs} envs, seed {config.seed}", file=out)
+    if tuned is not None:
+        print(
+            f"configuration: {tuned.game}'s tuned {os.path.basename(tuned.path)}, "
+            f"target {tuned.target:g} ({tuned.target_source})",
+            file=out,
+        )
+    report = ProgressLines(config.total_steps, out)
+    try:
+        run, _ = device.train(
+            name, config, run_dir, threshold=stop_at, target=target, on_rollout=report
+        )
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    if run.interrupted:
+        print(f"interrupted at {run.steps:,} steps; saving what was learned", file=out)
+    print(
+        f"{run.steps:,} steps in {run.seconds:.1f} s ({run.steps_per_second:,.0f} steps/s, "
+        f"{run.env_fraction:.1%} in the rollouts), mean return {run.mean:.2f} over the last "
+        f"{run.measured} episodes",
         file=out,
     )
     if target is not None:
@@ -336,6 +400,13 @@ def add_parsers(kinds):
         "--eval-matches", type=count, default=200, help="self-play: matches per evaluation (200)"
     )
     precision_option(ppo)
+    ppo.add_argument(
+        "--device",
+        choices=("cpu", "cuda"),
+        default="cpu",
+        help="cuda: the game and the network on the GPU, no host copy in the loop (one-agent "
+        "games with discrete actions; needs vecenv[cuda] and an NVIDIA GPU)",
+    )
     ppo.set_defaults(func=cmd_ppo)
 
     evaluate = kinds.add_parser(

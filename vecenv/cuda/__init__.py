@@ -1,7 +1,9 @@
 """vecenv on a GPU: every game's own rules compiled as CUDA kernels (numba-cuda).
 
-``vecenv.make(name, num_envs, device="cuda")`` gives a :class:`vecenv.cuda.engine.CudaEngine`;
-``vecenv.cuda.selfplay.DeviceSeats`` runs the built-in agents inside its step kernel;
+``vecenv.make(name, num_envs, device="cuda")`` gives a :class:`vecenv.cuda.engine.CudaEngine`
+(one prepared kernel launch a step, ``vecenv.cuda.launch``; T steps a launch with
+``rollout(T, policy)``, ``vecenv.cuda.rollout``); ``vecenv.cuda.selfplay.DeviceSeats`` runs the
+built-in agents inside its step kernel;
 ``vecenv.cuda.ptx.ptx(name, ccs)`` compiles a game's kernels to PTX on any machine, which is how a
 game is checked for CUDA without a GPU. Needs the ``cuda`` extra (``pip install ".[cuda]"``);
 ``import vecenv`` never imports numba.cuda, and neither does importing this package: its modules

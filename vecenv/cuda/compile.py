@@ -107,17 +107,22 @@ class Retarget:
     copies, compiled as CUDA device functions (or left as Python under the simulator).
     ``bindings`` override global names of the template's functions."""
 
-    def __init__(self, bindings=None):
+    def __init__(self, bindings=None, shared=None):
         self.bindings = dict(bindings or {})
-        self._done = {}  # id(original) -> copy
+        self._done = {}  # (id(original), kernel) -> copy, for the template's functions
         self._keep = []  # the originals, so that their ids stay theirs
+        # The copies of everything else (the rules, the agents, a policy): the same whatever
+        # the bindings, so that kernels made by several retargets compile them once.
+        self.shared = shared if shared is not None else types.SimpleNamespace(done={}, keep=[])
         self._counterparts = _counterparts()
 
     def function(self, fn, kernel=False):
         key = (id(fn), kernel)
-        if key in self._done:
-            return self._done[key]
         py = fn.py_func if isinstance(fn, Dispatcher) else fn
+        own = kernel or _is_template(py)
+        done, keep = (self._done, self._keep) if own else (self.shared.done, self.shared.keep)
+        if key in done:
+            return done[key]
         namespace = dict(py.__globals__)
         closure = None
         if py.__closure__:
@@ -129,6 +134,12 @@ class Retarget:
         copy.__doc__ = py.__doc__
         if _SIMULATOR and not kernel:
             compiled = copy
+            from numba import cuda
+
+            if any(v is cuda for v in namespace.values()):
+                # The simulator hands its kernel API (``cuda.atomic``, ``cuda.local``) only to
+                # the functions it runs as its own: as it runs a kernel or device function.
+                compiled = cuda.jit(device=True)(copy)
         else:
             from numba import cuda
 
@@ -141,12 +152,16 @@ class Retarget:
                 if isinstance(fn, Dispatcher):
                     inline = fn.targetoptions.get("inline", "never")
                 compiled = cuda.jit(device=True, inline=inline)(copy)
-        self._done[key] = compiled  # before its globals: a function may call itself
-        self._keep.append(fn)
+        done[key] = compiled  # before its globals: a function may call itself
+        keep.append(fn)
         own = _is_template(py)
         for name in _global_names(py.__code__):
             if own and name in self.bindings:
-                namespace[name] = self.value(self.bindings[name])
+                bound = self.bindings[name]
+                # A policy may be a plain function written for the GPU (it need not run on the
+                # CPU): retargeted like the njit functions it calls.
+                plain = isinstance(bound, types.FunctionType)
+                namespace[name] = self.function(bound) if plain else self.value(bound)
             elif name in namespace:
                 namespace[name] = self.value(namespace[name])
         return compiled
@@ -172,7 +187,7 @@ def _is_template(fn):
     return any(fn.__globals__ is module.__dict__ for module in _TEMPLATES)
 
 
-def _bindings(rules, agents, discrete):
+def _bindings(rules, agents, discrete, policy=None):
     """The names the templates' binding blocks give a game's rules."""
     return {
         "game_reset": rules.reset,
@@ -180,6 +195,7 @@ def _bindings(rules, agents, discrete):
         "game_observe": rules.observe,
         "game_observe_step": getattr(rules, "observe_step", rules.observe),
         "game_act": agents.act if agents is not None else None,
+        "game_policy": policy,
         "ACTION_DISCRETE": bool(discrete),
         "WITH_AGENTS": False,
     }
@@ -196,9 +212,19 @@ def kernels(rules, agents, discrete):
         for name in cuda_drivers.KERNELS
     }
     if agents is not None:
-        with_agents = Retarget(dict(bindings, WITH_AGENTS=True))
+        with_agents = Retarget(dict(bindings, WITH_AGENTS=True), retarget.shared)
         found["step_agents"] = with_agents.function(cuda_drivers.step, kernel=True)
+    found["shared"] = retarget.shared  # for ``rollout_kernel``: the rules compiled once
     return types.SimpleNamespace(**found)
+
+
+def rollout_kernel(rules, discrete, policy, shared=None):
+    """The T-step kernel of a one-agent game (``cuda_drivers.rollout``) drawing its actions from
+    ``policy`` (an njit function, or a plain Python one written for the GPU, of the signature
+    ``policy(obs, row, low, high, params, rng, action)``: see ``vecenv.cuda.rollout``);
+    ``shared``: the ``kernels(...).shared`` of the same game, whose compiled rules it reuses."""
+    retarget = Retarget(_bindings(rules, None, discrete, policy), shared)
+    return retarget.function(cuda_drivers.rollout, kernel=True)
 
 
 def search_kernel(rules, discrete):

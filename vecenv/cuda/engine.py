@@ -11,9 +11,12 @@ arrays or any CUDA array (PyTorch, CuPy, JAX, numba), through either interface.
 An engine pickles and deep-copies mid-episode: its records and buffers travel as host arrays and
 go back to the GPU where it loads; the compiled kernels are looked up again, never serialised.
 
-A ``step`` queues two kernels (the action check, then the step, which does nothing if the check
-found a bad action) and reads back one word: the first bad episode, raised as ValueError before
-any episode moves, as on the CPU.
+A ``step`` is one kernel launch, its arguments prepared once (``vecenv.cuda.launch``): a CUDA
+array of the kernels' action type is read where it lies (its address written into the prepared
+arguments), host actions are copied into the engine's own buffer. The kernel checks each
+episode's action row before stepping it; a bad one refuses the whole step (every episode put
+back, ``drivers.restore``) and raises ValueError naming the first bad episode, as on the CPU.
+``rollout(T, policy)`` runs T steps in one launch (``vecenv.cuda.rollout``).
 """
 
 import numpy as np
@@ -23,7 +26,7 @@ from vecenv import memory, registry
 from vecenv.engine import Engine
 from vecenv.inputs import AUTORESET_MODES, action_array, check_action_dtype, check_seed, fresh_seed
 from vecenv.kernels import rng
-from vecenv.kernels.agents import AGENT_RNG
+from vecenv.kernels.agents import AGENT_RNG, agent_words
 from vecenv.kernels.build import _agents_module
 from vecenv.kernels.state import SAME_STEP
 from vecenv.records import check_loaded_states, copy_records
@@ -31,9 +34,14 @@ from vecenv.spec import is_integer
 
 from .compile import describe_error, kernels, simulated_tuple
 from .dlpack import DeviceArray, import_actions
+from .launch import _SIMULATOR, Launch, contiguous_strides, copy_in, launch, synchronize
 
 THREADS_PER_BLOCK = 128
 _KERNELS = {}  # (game, discrete) -> the game's compiled GPU drivers
+# The step kernel's arguments that change between calls (see ``drivers.step``).
+STEP_ACTIONS, STEP_PLIES = 2, 15
+RESET_MASK, RESET_RESEED = 3, 5
+NO_BAD = np.iinfo(np.int64).max  # ``bad[0]`` between refusals: above every episode and row
 
 
 def _game_kernels(name, rules, discrete):
@@ -60,15 +68,6 @@ def _cast_column(src, dst):
         dst[i, 0] = src[i]
 
 
-@cuda.jit
-def _fill(dst, value):
-    """``dst[i, j] = value`` (the agents' actions before a ply, as the CPU's ``Seats`` sets)."""
-    i = cuda.grid(1)
-    if i < dst.shape[0]:
-        for j in range(dst.shape[1]):
-            dst[i, j] = value
-
-
 def _on_device(a):
     return hasattr(a, "__cuda_array_interface__")
 
@@ -83,6 +82,23 @@ def _given(a):
         a = import_actions(a)
         return a, not isinstance(a, np.ndarray)
     return np.asarray(a), False
+
+
+def _wait_for(desc):
+    """Order the engine's next kernel after the producer's stream of a CUDA array interface
+    (``stream``: None or 1, the legacy default stream, needs nothing)."""
+    stream = desc.get("stream")
+    if stream not in (None, 1):
+        from cuda.bindings import driver
+
+        driver.cuStreamSynchronize(driver.CUstream(int(stream)))
+
+
+def host_view(array):
+    """The host's view of a mapped array (or of the simulator's stand-in for one)."""
+    if _SIMULATOR:
+        return array._ary
+    return np.ndarray.view(array, np.ndarray)
 
 
 def require_gpu():
@@ -123,7 +139,7 @@ class CudaEngine:
         )  # fmt: skip
         # The device's arrays (and their host copies) as many as the CPU engine's.
         memory.check(host.name, int(num_envs), host._episode_bytes, 0, memory_budget)
-        self._host = host
+        self._host, self._memory_budget = host, memory_budget
         self.spec, self.name, self.config = host.spec, host.name, host.config
         self.num_envs = n = int(num_envs)
         self.num_threads = 1
@@ -167,8 +183,21 @@ class CudaEngine:
         self._low = cuda.to_device(self._act_low)
         self._high = cuda.to_device(self._act_high)
         self._flat = cuda.to_device(np.zeros(self._flat_shape, dtype=self._act_dtype))
-        self._bad = cuda.to_device(np.array([n], dtype=np.int64))
-        self._bad_host = cuda.pinned_array(1, dtype=np.int64)  # read back every step: page-locked
+        # What a step overwrites, kept by each thread for a refused step (``drivers.restore``).
+        self._undo = simulated_tuple(
+            (
+                cuda.to_device(np.zeros(n, dtype=self.state_dtype)),
+                cuda.to_device(np.zeros((n, a), dtype=np.float64)),
+                cuda.to_device(np.zeros((n, 2), dtype=np.bool_)),
+            )
+        )
+        self._bad = cuda.to_device(np.array([NO_BAD], dtype=np.int64))
+        # Set by a thread that refuses its action: host memory the GPU writes, read after each
+        # launch without a copy.
+        self._flag = cuda.mapped_array(1, dtype=np.int32)
+        self._flag_host = host_view(self._flag)
+        self._flag_host[0] = 0
+        self._mask = cuda.to_device(np.ones(n, dtype=np.bool_))  # host masks land here
         self._all = cuda.to_device(np.ones(n, dtype=np.bool_))
         # What the plain step is handed for the agents' arrays, which it never reads.
         self._no_agents = simulated_tuple(
@@ -176,13 +205,17 @@ class CudaEngine:
                 cuda.to_device(np.full((1, 2), -1, dtype=np.int64)),
                 cuda.to_device(np.zeros((1, 2, 1), dtype=np.int64)),
                 cuda.to_device(np.zeros((1, 2), dtype=AGENT_RNG)),
-                1,
                 cuda.to_device(np.zeros((1, 2), dtype=np.float64)),
                 cuda.to_device(np.zeros(1, dtype=np.int64)),
             )
         )
         self._words = np.zeros(n, dtype=np.uint64)  # host: the agents' streams derive from them
         self._words_dev = cuda.to_device(self._words)
+        # The streams of ``rollout``'s policies, one an episode (the agent of seat 0's).
+        self._policy_rngs = cuda.to_device(np.zeros(n, dtype=AGENT_RNG))
+        self._launches = {}
+        self._rollouts = {}
+        self._given_actions = self._flat
         self.seed = fresh_seed() if seed is None else check_seed(seed)
         self.reset(seed=self.seed)
 
@@ -190,9 +223,23 @@ class CudaEngine:
         head = (self.num_envs,) if field.shared else (self.num_envs, self.num_agents)
         return head + field.shape
 
+    def _describe(self, exc):
+        """numba-cuda's compile error as an ``UnsupportedConstruct`` naming this game."""
+        return describe_error(self.name, exc)
+
+    def _prepared(self, key, kernel, args):
+        """The ``Launch`` of ``kernel`` over every episode with ``args``, made once per ``key``."""
+        run = self._launches.get(key)
+        if run is None:
+            run = self._launches[key] = Launch(
+                kernel, *self._grid, args, name=f"{self.name} {key}", on_error=self._describe
+            )
+        return run
+
     def _launch(self, kernel, *args):
+        """An occasional launch over every episode (set_state's observe, a refusal's restore)."""
         try:
-            kernel[self._grid](*args)
+            launch(kernel, *self._grid, *args)
         except Exception as exc:
             if type(exc).__module__.startswith("numba") and "pipeline" in str(exc):
                 raise describe_error(self.name, exc) from None
@@ -200,7 +247,7 @@ class CudaEngine:
 
     # -- episodes ------------------------------------------------------------------------------
 
-    def _mask(self, mask):
+    def _mask_array(self, mask):
         if mask is None:
             return self._all
         m, on_device = _given(mask)
@@ -209,19 +256,23 @@ class CudaEngine:
                 f"mask must be a bool array of shape ({self.num_envs},), "
                 f"got {m.dtype} of shape {m.shape}"
             )
-        return m if on_device else cuda.to_device(m)
+        if on_device and m.is_c_contiguous():
+            return m
+        copy_in(self._mask, m.copy_to_host() if on_device else np.ascontiguousarray(m))
+        return self._mask
 
     def reset(self, seed=None, mask=None, position=None):
         """Start new episodes (all, or where ``mask``: a bool array on the host or the GPU) and
         return the observation buffers, as ``Engine.reset`` (starting positions excepted)."""
         if position is not None:
             raise ValueError("starting positions are set on the CPU engine (device='cpu')")
-        mask = self._mask(mask)
+        mask = self._mask_array(mask)
         reseed = seed is not None
         if reseed:
+            chosen = np.ones(self.num_envs, np.bool_)
             if is_integer(seed):
                 self.seed = check_seed(seed)
-                rng.seed_words(np.uint64(self.seed), self._words, np.ones(self.num_envs, np.bool_))
+                rng.seed_words(np.uint64(self.seed), self._words, chosen)
             else:
                 seeds = list(seed)
                 if len(seeds) != self.num_envs:
@@ -229,13 +280,29 @@ class CudaEngine:
                 seeds = [check_seed(s) for s in seeds]
                 for i, s in enumerate(seeds):
                     self._words[i] = rng.seed_word(np.uint64(s), np.uint64(0))
-            self._words_dev.copy_to_device(self._words)
-        self._launch(
-            self._k.reset,
-            self._states, self._cfg, self._obs, mask, self._words_dev, reseed,
-            self._rewards, self._terminated, self._truncated,
+            copy_in(self._words_dev, self._words)
+            self._reseed_policies(mask)
+        run = self._prepared(
+            "reset", self._k.reset,
+            (self._states, self._cfg, self._obs, self._all, self._words_dev, False,
+             self._rewards, self._terminated, self._truncated),
         )  # fmt: skip
+        run.update(RESET_MASK, mask)
+        run.update(RESET_RESEED, reseed)
+        run()
         return self.obs
+
+    def _reseed_policies(self, mask):
+        """The policies' streams of the reseeded episodes restart from their new words."""
+        where = np.ones(self.num_envs, np.bool_) if mask is self._all else None
+        if where is None:
+            synchronize()
+            where = mask.copy_to_host()
+        words = np.zeros((self.num_envs, 1), dtype=np.uint64)
+        agent_words(self._words, words, where)
+        rngs = self._policy_rngs.copy_to_host()
+        rngs["rng"][where] = words[where, 0]
+        copy_in(self._policy_rngs, rngs)
 
     def _actions(self, actions):
         """``actions`` as the (N, agents * width) device array of the kernels' one type."""
@@ -250,7 +317,7 @@ class CudaEngine:
             if a.dtype.kind == "u" and a.size and a.max() > np.iinfo(np.int64).max:
                 raise ValueError(f"action too large: {a.max()}")
             flat = np.require(a, dtype=self._act_dtype, requirements="CA")
-            self._flat.copy_to_device(flat.reshape(self._flat_shape))
+            copy_in(self._flat, flat.reshape(self._flat_shape))
             return self._flat
         if a.dtype == self._act_dtype and a.is_c_contiguous():
             return a.reshape(*self._flat_shape)  # a view: no copy
@@ -265,33 +332,95 @@ class CudaEngine:
             raise ValueError(f"{self.name} actions of {a.ndim} dimensions must be contiguous")
         return self._flat
 
+    def _address(self, desc):
+        """The address of CUDA actions (their CUDA array interface ``desc``) the kernel can read
+        where they lie (the kernels' dtype, contiguous), after the shape check; None for any
+        other (then ``_actions`` checks, casts or copies them). No array object is made."""
+        dtype, shape = np.dtype(desc["typestr"]), tuple(desc["shape"])
+        if dtype != self._act_dtype or desc.get("mask") is not None:
+            return None
+        if shape not in self._act_shapes:
+            shapes = " or ".join(str(s) for s in self._act_shapes if s is not None)
+            raise ValueError(f"{self.name} actions must have shape {shapes}, got {shape}")
+        strides = desc.get("strides")
+        if strides is not None and tuple(strides) != contiguous_strides(shape, dtype.itemsize):
+            return None
+        _wait_for(desc)
+        return desc["data"][0]
+
+    def _point(self, run, index, actions):
+        """Argument ``index`` of ``run`` reads ``actions`` (checked, cast or copied as needed)."""
+        desc = getattr(actions, "__cuda_array_interface__", None) if run.raw else None
+        if desc is not None:  # read once: a PyTorch tensor builds it anew every time
+            address = self._address(desc)
+            if address is not None:
+                run.point(index, address)
+                self._given_actions = actions
+                return
+        flat = self._actions(actions)
+        run.update(index, flat)
+        self._given_actions = flat
+
     def step(self, actions):
         """Advance every episode by one step, as ``Engine.step``; ``actions`` may live on the host
         or the GPU. Returns ``(obs, rewards, terminated, truncated)`` (device buffers)."""
-        return self._step(self._actions(actions), None)
-
-    def _step_agents(self, flat, kinds, memory, rngs, plies, returns, ends):
-        """``Engine._step_agents`` on device arrays (see ``vecenv.cuda.selfplay``)."""
-        return self._step(flat, simulated_tuple((kinds, memory, rngs, int(plies), returns, ends)))
-
-    def _step(self, flat, agents):
-        k = self._k
-        self._launch(k.check_actions, flat, self._low, self._high, self._bad)
-        self._launch(
-            k.step if agents is None else k.step_agents,
-            self._states, self._cfg, flat, self._rewards, self._terminated, self._truncated,
-            self._obs, self._final_obs, self._mode, self._max_steps, self._bad,
-            self._no_agents if agents is None else agents,
+        run = self._prepared(
+            "step", self._k.step,
+            (self._states, self._cfg, self._flat, self._low, self._high, self._rewards,
+             self._terminated, self._truncated, self._obs, self._final_obs, self._mode,
+             self._max_steps, self._undo, self._bad, self._flag, 1, self._no_agents),
         )  # fmt: skip
-        bad = int(self._bad.copy_to_host(self._bad_host)[0])
-        if bad < self.num_envs:
-            self._bad.copy_to_device(np.array([self.num_envs], dtype=np.int64))
-            row = flat[bad : bad + 1].copy_to_host()[0]
-            if self.action.discrete:
-                allowed = f"[{self._act_low.min()}, {self._act_high.max()}]"
-                raise ValueError(f"action of env {bad} is out of range {allowed}: {row.tolist()}")
-            raise ValueError(f"action of env {bad} is not a finite float32: {row.tolist()}")
+        self._point(run, STEP_ACTIONS, actions)
+        return self._finish(run, self._refused_step)
+
+    def _seats_launch(self, seats):
+        """The step with the built-in agents of ``seats`` (a ``DeviceSeats``)."""
+        return Launch(
+            self._k.step_agents, *self._grid,
+            (self._states, self._cfg, seats.actions, self._low, self._high, self._rewards,
+             self._terminated, self._truncated, self._obs, self._final_obs, self._mode,
+             self._max_steps, self._undo, self._bad, self._flag, 1,
+             simulated_tuple((seats.kinds, seats.memory, seats.rngs, seats.returns, seats.ends))),
+            name=f"{self.name} step_agents", on_error=self._describe,
+        )  # fmt: skip
+
+    def _finish(self, run, refused):
+        """Launch ``run``, wait for it, and if a thread refused its action, put every episode
+        back and raise ``refused(first bad key)``'s ValueError."""
+        run()
+        synchronize()
+        if self._flag_host[0]:
+            bad = int(self._bad.copy_to_host()[0])
+            copy_in(self._bad, np.array([NO_BAD], dtype=np.int64))
+            self._flag_host[0] = 0
+            self._launch(
+                self._k.restore, self._states, self._cfg, self._obs, self._rewards,
+                self._terminated, self._truncated, self._undo,
+            )  # fmt: skip
+            synchronize()
+            raise refused(bad)
         return (self.obs, *self._out)
+
+    def _refused_step(self, bad):
+        given = self._given_actions
+        if not hasattr(given, "copy_to_host"):
+            given = cuda.as_cuda_array(given)
+        row = given.reshape(*self._flat_shape)[bad : bad + 1].copy_to_host()[0]
+        return self._bad_row(f"action of env {bad}", row)
+
+    def _bad_row(self, what, row):
+        if self.action.discrete:
+            allowed = f"[{self._act_low.min()}, {self._act_high.max()}]"
+            return ValueError(f"{what} is out of range {allowed}: {row.tolist()}")
+        return ValueError(f"{what} is not a finite float32: {row.tolist()}")
+
+    def rollout(self, steps, policy="random", params=None):
+        """``steps`` steps of every episode in one kernel launch, each action drawn on the GPU by
+        ``policy`` ("random", or a device function of the observation); returns the rollout's
+        device buffers. See :func:`vecenv.cuda.rollout.rollout`."""
+        from .rollout import rollout
+
+        return rollout(self, steps, policy, params)
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -356,11 +485,13 @@ class CudaEngine:
 
     def synchronize(self):
         """Wait for every kernel queued so far."""
-        cuda.synchronize()
+        synchronize()
 
     # -- pickling ------------------------------------------------------------------------------
 
-    _PICKLED = ("_states", "_obs", "_final_obs", "_rewards", "_terminated", "_truncated")
+    _PICKLED = (
+        "_states", "_obs", "_final_obs", "_rewards", "_terminated", "_truncated", "_policy_rngs",
+    )  # fmt: skip
 
     def __getstate__(self):
         """``Engine.__getstate__``'s state with every device buffer copied to the host."""

@@ -14,6 +14,7 @@ from vecenv.search import MCTS
 
 from .compile import search_kernel, simulated_tuple
 from .engine import THREADS_PER_BLOCK, require_gpu
+from .launch import launch
 
 _KERNELS = {}  # (game, id(rules)) -> its compiled search
 
@@ -72,7 +73,8 @@ class DeviceMCTS(MCTS):
         d_states, cfg, d_words, d_out = self._batch
         t = rows.size
         grid = ((t + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK, min(t, THREADS_PER_BLOCK))
-        kernel[grid](
+        launch(
+            kernel, *grid,
             d_states,
             cuda.to_device(rows),
             cuda.to_device(np.ascontiguousarray(seats, dtype=np.int64)),
@@ -83,7 +85,7 @@ class DeviceMCTS(MCTS):
             d_words,
             simulated_tuple(self._device_params),
             simulated_tuple(d_out),
-        )
+        )  # fmt: skip
 
     def _end_batch(self, words, out):
         _, _, d_words, d_out = self._batch

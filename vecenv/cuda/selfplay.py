@@ -15,8 +15,7 @@ from vecenv.kernels.agents import AGENT_RNG, agent_words, memory_words
 from vecenv.seats import check_agent
 from vecenv.spec import is_integer
 
-from .compile import simulated_tuple
-from .engine import _fill
+from .engine import STEP_PLIES
 
 
 class DeviceSeats:
@@ -40,14 +39,16 @@ class DeviceSeats:
         self.actions = cuda.to_device(np.full(engine._flat_shape, self.low, engine._act_dtype))
         self.returns = cuda.to_device(np.zeros((m, 2), dtype=np.float64))
         self.ends = cuda.to_device(np.zeros(m, dtype=np.int64))
+        self._run = None
+        self._seated = False
         self.reseed()
 
     _DEVICE = ("kinds", "memory", "rngs", "actions", "returns", "ends")
 
     # Pickled with its engine, its device arrays as host copies; the agents' module is looked up
-    # again where it loads.
+    # again where it loads, and the prepared launch made again on its first step.
     def __getstate__(self):
-        state = {k: v for k, v in self.__dict__.items() if k != "module"}
+        state = {k: v for k, v in self.__dict__.items() if k not in ("module", "_run")}
         state.update((k, getattr(self, k).copy_to_host()) for k in self._DEVICE)
         return state
 
@@ -55,6 +56,7 @@ class DeviceSeats:
         self.__dict__.update(state)
         for k in self._DEVICE:
             setattr(self, k, cuda.to_device(state[k]))
+        self._run = None
         self.module = registry.game_module(self.engine.name, "agents")
 
     def assign(self, agent, seat_of):
@@ -70,6 +72,7 @@ class DeviceSeats:
         seat_of = np.asarray(seat_of, dtype=np.int64)
         self._kinds[np.arange(self.engine.num_envs), seat_of] = self.names.index(agent)
         self.kinds.copy_to_device(self._kinds)
+        self._seated = bool((self._kinds >= 0).all())  # read by every step: checked once here
 
     def reseed(self):
         """Restart the agents' streams from their episodes' seeds (the engine's last seeding)."""
@@ -85,14 +88,12 @@ class DeviceSeats:
         one kernel launch; returns the engine's ``step`` result for the last ply."""
         if not is_integer(plies) or not 1 <= plies < 2**63:
             raise ValueError(f"plies must be a positive integer, got {plies!r}")
-        if (self._kinds < 0).any():
+        if not self._seated:
             raise ValueError("every seat needs a built-in agent (assign both seats)")
         engine = self.engine
-        # A seat that does not move shows the action's lowest value, as on the CPU.
-        engine._launch(_fill, self.actions, self.low)
-        return engine._step(
-            self.actions,
-            simulated_tuple(
-                (self.kinds, self.memory, self.rngs, int(plies), self.returns, self.ends)
-            ),
-        )
+        if self._run is None:
+            self._run = engine._seats_launch(self)
+        self._run.update(STEP_PLIES, int(plies))
+        # The kernel fills the agents' action rows: a seat that does not move shows the action's
+        # lowest value, as on the CPU.
+        return engine._finish(self._run, ValueError)

@@ -517,7 +517,8 @@ def update(
         return
     minibatch = max(1, size // cfg.num_minibatches)
     for _ in range(cfg.update_epochs):
-        order = torch.randperm(size, generator=generator)
+        # On the generator's device: the GPU trainer's minibatches never touch the host.
+        order = torch.randperm(size, generator=generator, device=generator.device)
         for begin in range(0, size, minibatch):
             idx = order[begin : begin + minibatch]
             mask = None if masks is None else masks[idx]
