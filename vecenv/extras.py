@@ -21,7 +21,7 @@ EXTRAS = {
     "ray": {"ray": "ray"},
     "render": {"PIL": "pillow"},
     "game": {"pytest": "pytest", "hypothesis": "hypothesis"},
-    "cuda": {"numba.cuda": "numba-cuda"},
+    "cuda": {"numba_cuda": "numba-cuda"},
     "docs": {"mkdocs": "mkdocs"},
 }
 

@@ -187,7 +187,7 @@ def _check_device(args, whose):
     if args.precision != "float64":
         raise CliError("--device cuda runs the rules as written (--precision float64)")
     # numba-cuda (the cuda extra), on a machine with an NVIDIA GPU and its driver.
-    extras.require("cuda", "--device cuda", ["numba.cuda"])
+    extras.require("cuda", "--device cuda", ["numba_cuda"])
     import numba
 
     from vecenv.cuda import gpu_available
