@@ -124,17 +124,6 @@ def _inlined_sources(module, prefixes, found=None):
     return found
 
 
-def _flush_numba_caches(paths):
-    """Empty numba's on-disk cache of every jitted function defined in the files ``paths``."""
-    for module in list(sys.modules.values()):
-        if getattr(module, "__file__", None) not in paths:
-            continue
-        for value in vars(module).values():
-            cache = getattr(value, "_cache", None)
-            if isinstance(value, numba.core.registry.CPUDispatcher) and hasattr(cache, "flush"):
-                cache.flush()
-
-
 @functools.cache
 def load_drivers(game, rules_module, action_discrete, kind="drivers", precision_name=None):
     """Import (writing it first if needed) the generated driver module of ``game`` (``kind``
@@ -181,11 +170,8 @@ def load_drivers(game, rules_module, action_discrete, kind="drivers", precision_
         texts[cache_dir() / f"{copy}.py"] = precision.rewrite(
             importlib.import_module(original), copies
         )
-    if not path.exists():
-        # Something the game compiles from changed (or this is its first build). numba keys a
-        # cached function on its own file alone, so a rules function could still serve machine
-        # code with an edited helper inlined from before: drop those entries too.
-        _flush_numba_caches(sources | core)
+    # numba's entries of the rules and kernels need no flushing when a source changes: their
+    # stamp covers every file they may have inlined (``cache.source_stamp``).
     for target, text in texts.items():
         if not _holds(target, text):
             _write(target, text)

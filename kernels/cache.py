@@ -196,6 +196,9 @@ def _locator_class():
             self._lineno = py_func.__code__.co_firstlineno
             self._cache_path = str(folder("numba") / _subfolder(py_func.__module__))
 
+        def get_source_stamp(self):
+            return source_stamp(self._py_file)
+
         @classmethod
         def from_function(cls, py_func, py_file):
             if not owns(getattr(py_func, "__module__", None) or ""):
@@ -204,6 +207,64 @@ def _locator_class():
             return super(base, cls).from_function(py_func, py_file)
 
     return VecenvCacheLocator
+
+
+def inlined_files(py_file):
+    """The files whose code a jitted function of ``py_file`` may carry inlined into its machine
+    code: ``py_file`` itself for a generated module (its name carries a digest of all it
+    compiles from); else vecenv's kernels, and the game's whole folder for a game's module (the
+    folder holding ``<name>.json``), or vecenv's whole package for one of vecenv's own."""
+    path = Path(py_file).resolve()
+    if path.parent == _generated_folder():
+        return (path,)
+    kernels = Path(__file__).resolve().parent
+    files = sorted(kernels.glob("*.py"))
+    for folder in path.parents:
+        if (folder / f"{folder.name}.json").is_file():  # a game folder
+            return (*files, *sorted(folder.rglob("*.py")))
+        if folder == kernels:
+            return tuple(files)
+        if (folder / "__init__.py").is_file() and not (folder.parent / "__init__.py").is_file():
+            return (*files, *sorted(folder.rglob("*.py")))  # a top package: vecenv's own
+    return (*files, path)
+
+
+def _generated_folder():
+    try:
+        return (root() / "drivers").resolve()
+    except (OSError, CacheFolderError):
+        return None
+
+
+@functools.cache
+def source_stamp(py_file):
+    """What numba's index keeps to tell whether its entries of ``py_file``'s functions are still
+    those of the sources: a digest of every file their machine code may have inlined
+    (``inlined_files``), not of ``py_file`` alone as numba's own stamp is. An edit of a helper in
+    another file (a kernel's, a game's module) then retires every entry that inlined it. Read
+    once per file and process, as vecenv reads a game's sources once per process."""
+    files = inlined_files(py_file)
+    return _digest(tuple((str(p), *_signature(p)) for p in files))
+
+
+def _signature(path):
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (0, 0)
+    return (info.st_mtime_ns, info.st_size)
+
+
+@functools.cache
+def _digest(files):
+    """The digest of the files' contents (cached by their paths, times and sizes)."""
+    digest = hashlib.sha256()
+    for path, *_ in files:
+        try:
+            digest.update(hashlib.sha256(Path(path).read_bytes()).digest())
+        except OSError:
+            digest.update(b"missing")
+    return digest.hexdigest()
 
 
 def _is_ours(cache_file):

@@ -27,10 +27,12 @@ e = vecenv.make("cartpole", num_envs=4, seed=0)
 e.step(np.ones(4, dtype=np.int64))
 obs = hashlib.sha256(e.get_state().tobytes()).hexdigest()  # where the episodes are
 stats = [e._drivers.reset.stats, e._drivers.step_own.stats]
+rules = e._drivers.game_rules.step.stats
 print(json.dumps({
     "numba_after_import": numba_after_import,
     "hits": sum(sum(s.cache_hits.values()) for s in stats),
     "misses": sum(sum(s.cache_misses.values()) for s in stats),
+    "rules_misses": sum(rules.cache_misses.values()),
     "obs": obs,
     "drivers": e._drivers.__file__,
 }))
@@ -182,7 +184,14 @@ def test_the_same_sources_installed_elsewhere_reuse_the_cache(tmp_path):
     second = checked(first_step(environment(cache), tree=trees[1]))
     after = sorted(str(p.relative_to(cache)) for p in cache.rglob("*") if p.is_file())
     assert second["misses"] == 0 and second["hits"] > 0 and second["obs"] == first["obs"]
+    assert first["rules_misses"] > 0 and second["rules_misses"] == 0
     assert after == before
+    # An edit of a kernel the rules inline (a comment is enough) retires their entries: numba's
+    # own stamp is the rules file's alone, vecenv's covers what the machine code inlined.
+    kernel = trees[1] / "kernels" / "rng.py"
+    kernel.write_text(kernel.read_text() + "\n# edited\n")
+    third = checked(first_step(environment(cache), tree=trees[1]))
+    assert third["rules_misses"] > 0 and third["obs"] == first["obs"]
 
 
 LITERALS = """
