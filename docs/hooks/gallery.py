@@ -189,9 +189,14 @@ def describe(engine, row, picture, text_frame, page_link):
 
 def on_files(files, config):
     import vecenv
+    from vecenv import warm
 
     table = game_table()
     _made.clear()
+    # Every game's engine compiled first, one process per CPU (vecenv warm): the loop below then
+    # loads each from the cache instead of compiling the games one after another.
+    for failed in (w for w in warm.warm(parts=("engine",)) if w.error):
+        log.warning(f"gallery: {failed.game} does not compile: {failed.error}")
     for game in sorted(vecenv.list_envs()):
         if game not in table:
             log.warning(f"gallery: {game} has no row in README.md's game table: add it there")
