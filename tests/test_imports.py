@@ -75,6 +75,7 @@ LAYERS = (
             "vecenv.tournament",
             "vecenv.ppo",
             "vecenv.alphazero",
+            "vecenv.checkpoints",
             "vecenv.arena",
             "vecenv.testing",
             "vecenv.guarded_check",

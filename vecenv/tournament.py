@@ -13,7 +13,6 @@ Python policies (callables, or ``module:function`` references).
 import html
 import importlib
 import os
-import pickle
 import re
 from dataclasses import dataclass, field
 
@@ -55,14 +54,15 @@ def checkpoint(path, game=None, simulations=None, name=None):
     with the search, ``simulations`` a move (None: those its run evaluated it with; 0: the
     network alone, no search). A missing file, a file that is neither, or a checkpoint of
     another game than ``game`` is a ValueError."""
-    from vecenv import alphazero, ppo  # PyTorch: only where a checkpoint is named
+    from vecenv import alphazero, checkpoints, ppo  # PyTorch: only where a checkpoint is named
 
     if not os.path.isfile(path):
         raise ValueError(f"{path}: no such checkpoint file")
     name = path if name is None else name
-    kind = _format(path)
+    data = checkpoints.read(path)  # once, checked (vecenv.checkpoints)
+    kind = data.get("format")
     if kind == alphazero.FORMAT:
-        player = alphazero.load(path, game=game)
+        player = alphazero.from_data(data, path, game=game)
         if simulations == 0:
             return _Named(player.policy, name)
         return player.agent(simulations, name=name)
@@ -76,18 +76,7 @@ def checkpoint(path, game=None, simulations=None, name=None):
             f"{name!r}: only an AlphaZero checkpoint (vecenv train alphazero) plays with "
             f"N simulations; {path} is a PPO policy"
         )
-    return ppo.load(path, game=game).selfplay
-
-
-def _format(path):
-    """The ``format`` a checkpoint file declares (None where it is none)."""
-    import torch
-
-    try:
-        data = torch.load(path, weights_only=True, map_location="cpu")
-    except (OSError, RuntimeError, EOFError, ValueError, pickle.UnpicklingError):
-        return None
-    return data.get("format") if isinstance(data, dict) else None
+    return ppo.checkpoint.from_data(data, path, game=game).selfplay
 
 
 class _Named:
