@@ -26,10 +26,17 @@ from .common import PROG, CliError
 COMMANDS = (listing, train, bench, play, tournament, arena, game)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, its usage errors said in one line (the usage itself is ``--help``'s),
+    as every other error of the command line is."""
+
+    def error(self, message):
+        message = " ".join(message.split())
+        self.exit(2, f"{self.prog}: error: {message} (usage: {self.prog} --help)\n")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
-        prog=PROG, description="Vectorized RL environments on numba kernels."
-    )
+    parser = Parser(prog=PROG, description="Vectorized RL environments on numba kernels.")
     from vecenv import __version__
 
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")

@@ -10,12 +10,42 @@ vecenv arena play --config agent.json --agent random [--runs 100]
 ```
 """
 
+import argparse
 import importlib.util
 import json
 
-from .common import CliError, Progress, positive_int, print_table
+from .common import (
+    CliError,
+    Progress,
+    _number,
+    port,
+    positive_float,
+    positive_int,
+    print_table,
+    seed,
+)
 
 DEFAULT_URL = "http://127.0.0.1:8000"
+MAX_THREADS = 256
+LIMIT_FLAGS = (
+    "live_runs",
+    "live_bytes",
+    "agent_live_runs",
+    "agent_live_bytes",
+    "auth_failures",
+    "auth_window",
+)
+threads = _number(int, 1, MAX_THREADS, what="an integer")
+
+
+def size(text):
+    """An argparse type: bytes, with an optional K, M, G or T suffix."""
+    from vecenv.memory import parse_size
+
+    try:
+        return parse_size(text, "a size")
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _require_packages():
@@ -26,11 +56,37 @@ def _require_packages():
         raise CliError(f"the arena needs {', '.join(missing)}: pip install 'vecenv[arena]'")
 
 
-def _arena(args):
+def _arena(args, limits=None):
     _require_packages()
     from vecenv.arena import Arena
 
-    return Arena(args.db)
+    try:
+        return Arena(args.db, limits)
+    except Exception as e:  # SQLAlchemy's and its drivers' errors: one line, not a traceback
+        raise CliError(f"--db {args.db}: {_database_problem(e)}") from None
+
+
+def _database_problem(error):
+    """One line on why the database ``--db`` names cannot be opened."""
+    text = str(getattr(error, "orig", None) or error).strip().splitlines()
+    text = text[0] if text else type(error).__name__
+    if isinstance(error, ImportError) or "No module named" in text:
+        return f"its database driver is not installed ({text}); e.g. pip install 'psycopg[binary]'"
+    if type(error).__name__ == "NoSuchModuleError":
+        return f"no database of that kind ({text}): a SQLite file or an SQLAlchemy URL"
+    if type(error).__name__ == "ArgumentError":
+        return f"not an SQLAlchemy URL ({text})"
+    return f"cannot open the database: {text[:300]}"
+
+
+def _limits(args):
+    from vecenv.arena.limits import Limits
+
+    values = {name: getattr(args, name, None) for name in LIMIT_FLAGS}
+    try:
+        return Limits(**{k: v for k, v in values.items() if v is not None})
+    except ValueError as e:
+        raise CliError(str(e)) from None
 
 
 def _json(text, what):
@@ -43,7 +99,7 @@ def _json(text, what):
 def cmd_serve(args, out):
     from vecenv.arena.app import serve
 
-    arena = _arena(args)
+    arena = _arena(args, _limits(args))
 
     def ready(port):
         print(f"vecenv arena on http://{args.host}:{port} (database {args.db})", file=out)
@@ -51,7 +107,10 @@ def cmd_serve(args, out):
 
     limits = {"connection_limit": args.connection_limit, "channel_timeout": args.channel_timeout}
     limits = {name: value for name, value in limits.items() if value is not None}
-    serve(arena, args.host, args.port, threads=args.threads, ready=ready, **limits)
+    try:
+        serve(arena, args.host, args.port, threads=args.threads, ready=ready, **limits)
+    except OSError as e:  # the address is taken, or not this machine's
+        raise CliError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
     return 0
 
 
@@ -171,9 +230,11 @@ def cmd_play(args, out):
             parallel_runs=not args.sequential,
             progress=lambda done, total: progress.update(done),
             on_message=on_message,
+            timeout=args.timeout,
+            max_answer=args.max_answer,
         )
     except client.ClientError as e:
-        raise CliError(f"the arena refused: {e}") from None
+        raise CliError(f"the arena refused: {e}" if e.status else str(e)) from None
     finally:
         progress.clear()
     values = [v for v in outcomes.values() if isinstance(v, int | float)]
@@ -184,11 +245,14 @@ def cmd_play(args, out):
         file=out,
     )
     for message in errors[:5]:
-        print(f"  refused in run {message.get('run')}: {message.get('content')}", file=out)
+        run, content = (client.one_line(message.get(k), 200) for k in ("run", "content"))
+        print(f"  refused in run {run}: {content}", file=out)
     return 0
 
 
 def add_parser(sub):
+    from vecenv.arena.client import MAX_ANSWER, TIMEOUT  # the standard library's only
+
     arena = sub.add_parser(
         "arena",
         help="an AISysProj arena: serve it, add environments and agents, play on it",
@@ -206,8 +270,28 @@ def add_parser(sub):
 
     serve = with_db(commands.add_parser("serve", help="serve the arena over HTTP"))
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="port (8000; 0 picks a free one)")
-    serve.add_argument("--threads", type=int, default=8, help="request threads (8)")
+    serve.add_argument(
+        "--port", type=port, default=8000, help="port in [0, 65535] (8000; 0 picks a free one)"
+    )
+    serve.add_argument(
+        "--threads", type=threads, default=8, help=f"request threads (8; at most {MAX_THREADS})"
+    )
+    serve.add_argument(
+        "--live-runs", type=positive_int, help="live runs kept between requests, in all (1024)"
+    )
+    serve.add_argument(
+        "--live-bytes", type=size, help="their bytes, in all (256M; K, M, G suffixes)"
+    )
+    serve.add_argument("--agent-live-runs", type=positive_int, help="live runs per agent (64)")
+    serve.add_argument("--agent-live-bytes", type=size, help="their bytes, per agent (64M)")
+    serve.add_argument(
+        "--auth-failures",
+        type=positive_int,
+        help="failed logins of a client within --auth-window before it is answered 429 (20)",
+    )
+    serve.add_argument(
+        "--auth-window", type=positive_float, help="seconds failed logins are counted over (60)"
+    )
     serve.add_argument(
         "--connection-limit",
         type=positive_int,
@@ -256,8 +340,20 @@ def add_parser(sub):
         "file.py (its get_action), module:function, or policy.pt (saved by vecenv train ppo)",
     )
     play.add_argument("--game", help="the game of a built-in agent (default: the env's name)")
-    play.add_argument("--runs", type=int, default=100, help="runs to finish (100)")
+    play.add_argument("--runs", type=positive_int, default=100, help="runs to finish (100)")
     play.add_argument("--sequential", action="store_true", help="one run at a time")
-    play.add_argument("--seed", type=int, help="seed of the random agent")
+    play.add_argument("--seed", type=seed, help="seed of the random agent")
+    play.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=TIMEOUT,
+        help="seconds an answer may take in all (60)",
+    )
+    play.add_argument(
+        "--max-answer",
+        type=size,
+        default=MAX_ANSWER,
+        help="the most bytes of an answer (64M; K, M, G suffixes)",
+    )
     play.set_defaults(func=cmd_play)
     return arena

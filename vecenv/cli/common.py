@@ -76,6 +76,7 @@ non_negative_float = _number(float, 0, what="a number")
 discount = _number(float, 0, 1, low_included=False, what="a number")
 finite_float = _number(float, -math.inf, what="a number")
 unit_interval = _number(float, 0, 1, what="a number")
+port = _number(int, 0, 65535, what="a port")
 
 
 # -- output paths: checked before any work, so a run is not lost to a typo in where it goes ------
