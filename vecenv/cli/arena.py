@@ -94,6 +94,8 @@ def _json(text, what):
         return json.loads(text)
     except ValueError as e:
         raise CliError(f"{what} must be JSON: {e}") from None
+    except RecursionError:
+        raise CliError(f"{what} is nested too deep") from None
 
 
 def cmd_serve(args, out):
