@@ -476,9 +476,18 @@ class Trainer:
         save(path, self.game, self.network, self.config, self.configuration, **extra)
 
 
-def train(game, config, run_dir, on_iteration=None, **configuration):
+def train(
+    game,
+    config,
+    run_dir,
+    on_iteration=None,
+    keep_checkpoints=checkpoints.KEEP_CHECKPOINTS,
+    **configuration,
+):
     """Run AlphaZero on ``game`` (see the module) into ``run_dir``; returns the ``Run``.
-    ``on_iteration(run, row)`` is called after every iteration."""
+    ``on_iteration(run, row)`` is called after every iteration; of the checkpoints written every
+    ``checkpoint_every`` iterations the latest ``keep_checkpoints`` are kept (0: all)."""
+    rotation = checkpoints.Rotation(keep_checkpoints)
     name = registry.resolve(game)
     if registry.get_spec(name).num_agents != 2:
         raise ValueError(f"{name} is not a two-agent game: AlphaZero plays those")
@@ -510,7 +519,9 @@ def train(game, config, run_dir, on_iteration=None, **configuration):
             row["seconds"] = run.seconds
             run.rows.append(row)
             if config.checkpoint_every and k % config.checkpoint_every == 0:
-                trainer.save(os.path.join(run_dir, f"checkpoint-{k}.pt"), iteration=k)
+                path = os.path.join(run_dir, f"checkpoint-{k}.pt")
+                trainer.save(path, iteration=k)
+                rotation.wrote(path)
             if on_iteration is not None:
                 on_iteration(run, row)
     except KeyboardInterrupt:

@@ -14,6 +14,7 @@ network made, so a crafted file is refused in milliseconds with its name. The bo
   fit in vecenv's memory budget (``VECENV_MEMORY_BUDGET``), and so does a checkpoint file.
 """
 
+import contextlib
 import math
 import os
 
@@ -21,6 +22,7 @@ from . import memory
 from .spec import is_integer
 
 MAX_LAYER = 2**16
+KEEP_CHECKPOINTS = 5  # a run's periodic checkpoints kept on disk (the latest); 0: every one
 MAX_LAYERS = 64
 # A trainer's bytes per float32 parameter: the weight, its gradient and Adam's two moments.
 TRAINING_BYTES = 16
@@ -138,3 +140,22 @@ def field(path, data, key, kind, types):
 def _short(error):
     text = f"{type(error).__name__}: {error}".replace("\n", " ")
     return text if len(text) <= _MESSAGE else text[: _MESSAGE - 3] + "..."
+
+
+class Rotation:
+    """The periodic checkpoints of one run on disk: ``wrote(path)`` after each, and the oldest
+    beyond the latest ``keep`` (0: none removed) are removed. Only files this run wrote are
+    ever removed (``checkpoint_every 2`` once wrote 6,197 files in 6 minutes)."""
+
+    def __init__(self, keep=KEEP_CHECKPOINTS):
+        if not is_integer(keep) or keep < 0:
+            raise ValueError(f"keep_checkpoints must be a non-negative integer, got {keep!r}")
+        self.keep, self.paths = int(keep), []
+
+    def wrote(self, path):
+        if path in self.paths:
+            self.paths.remove(path)
+        self.paths.append(path)
+        while self.keep and len(self.paths) > self.keep:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(self.paths.pop(0))

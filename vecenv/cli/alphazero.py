@@ -19,10 +19,11 @@ from .common import (
     positive_float,
     positive_int,
     seed,
+    stop_on_sigterm,
     unit_interval,
 )
 from .play import parse_config
-from .ppo import DEFAULT_RUNS, _need_torch, _wrote
+from .ppo import DEFAULT_RUNS, _need_torch, _wrote, keep_checkpoints_option, stopped_status
 
 
 def cmd_alphazero(args, out):
@@ -101,11 +102,20 @@ def cmd_alphazero(args, out):
             print(f"    the best so far (score {run.best[1]:.3f}): best.pt", file=out, flush=True)
 
     try:
-        run = alphazero.train(game, config, run_dir, on_iteration=on_iteration, **configuration)
+        with stop_on_sigterm() as stopped:
+            run = alphazero.train(
+                game,
+                config,
+                run_dir,
+                on_iteration=on_iteration,
+                keep_checkpoints=args.keep_checkpoints,
+                **configuration,
+            )
     except ValueError as e:
         raise CliError(str(e)) from None
     if run.interrupted:
-        print(f"interrupted after {len(run.rows)} iterations; saving what was learned", file=out)
+        how = "stopped (SIGTERM)" if stopped else "interrupted"
+        print(f"{how} after {len(run.rows)} iterations; saving what was learned", file=out)
     print(
         f"{len(run.rows)} iterations, {run.games:,} games, {run.positions:,} positions "
         f"in {run.seconds:.1f} s",
@@ -113,7 +123,7 @@ def cmd_alphazero(args, out):
     )
     best = ("best.pt",) if run.best is not None else ()
     _wrote(run_dir, ("model.pt", *best, "curve.csv", "run.json", "curve.png"), run.plotted, out)
-    return 130 if run.interrupted else 0
+    return stopped_status(run.interrupted, stopped)
 
 
 def add_parser(kinds):
@@ -155,6 +165,7 @@ def add_parser(kinds):
     p.add_argument("--eval-simulations", type=positive_int, help="the player's simulations (64)")
     p.add_argument("--opponents", help="comma-separated (random,negamax,mcts:200)")
     p.add_argument("--checkpoint-every", type=count, help="iterations between checkpoints")
+    keep_checkpoints_option(p)
     p.add_argument("--seed", type=seed, default=1, help="seed of the run (1)")
     p.add_argument("--torch-threads", type=positive_int, help="PyTorch's threads (1)")
     p.add_argument("--run-dir", help=f"where the run goes ({DEFAULT_RUNS}/alphazero-GAME-SEED)")

@@ -13,7 +13,8 @@ from gymnasium import spaces
 from torch import nn
 from torch.distributions import Categorical, Normal
 
-from vecenv.checkpoints import check_budget, mlp_shapes
+from vecenv import memory
+from vecenv.checkpoints import check_budget, mlp_shapes, parameters
 
 MASKED_LOGIT = -1e9  # a logit no legal move reaches: masked moves get probability 0
 LEGAL = "legal"  # a Dict observation's field of legal moves (a bool per Discrete action)
@@ -169,16 +170,31 @@ def state_shapes(observation, action, hidden, norm_obs):
     return shapes
 
 
-def check_size(observation_space, action_space, hidden):
-    """ValueError unless an ``ActorCritic`` of these spaces and ``hidden`` sizes fits, with
-    what training keeps beside it, in the memory budget (``checkpoints.check_budget``)."""
+def check_size(observation_space, action_space, hidden, decisions=0, copies=0):
+    """ValueError unless training an ``ActorCritic`` of these spaces and ``hidden`` sizes fits in
+    the memory budget, checked before any of it is allocated: the network with its gradients and
+    Adam's moments (``checkpoints.check_budget``), ``copies`` more of its weights (a league's
+    snapshots), and a rollout of ``decisions`` (steps x environments) of the flattened
+    observation, action, mask and six numbers each, twice over (the update's copies)."""
     outputs = getattr(action_space, "n", None)
     if outputs is None:
         outputs = int(np.prod(action_space.shape, dtype=np.int64))
-    sizes = [flat_size(observation_space), *hidden]
+    size = flat_size(observation_space)
+    sizes = [size, *hidden]
     shapes = mlp_shapes("critic", [*sizes, 1])
     shapes.update(mlp_shapes("actor", [*sizes, int(outputs)]))
-    check_budget(shapes, "the policy")
+    network = check_budget(shapes, "the policy")
+    rollout = 2 * int(decisions) * (4 * size + 9 * int(outputs) + 32)
+    total = network + 4 * parameters(shapes) * int(copies) + rollout
+    limit = memory.budget()
+    if total > limit:
+        raise ValueError(
+            f"a rollout of {int(decisions):,} decisions (num_steps x num_envs) of "
+            f"{size:,} features takes {memory.show(rollout)} beside the policy's "
+            f"{memory.show(total - rollout)}, over the memory budget of {memory.show(limit)}; "
+            "lower num_envs or num_steps, or raise the budget with "
+            f"{memory.ENV_VAR} (e.g. {memory.ENV_VAR}=16G)"
+        )
 
 
 def flat_size(space):

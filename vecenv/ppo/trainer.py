@@ -284,7 +284,7 @@ class Trainer:
         if config.one_hot_obs:
             obs_space = one_hot_space(obs_space)
         if policy is None:  # its size checked before a byte of it is allocated
-            check_size(obs_space, env.single_action_space, config.hidden)
+            check_size(obs_space, env.single_action_space, config.hidden, config.batch_size)
         self.policy = policy or ActorCritic(
             obs_space,
             env.single_action_space,
