@@ -11,7 +11,6 @@ Python policies (callables, or ``module:function`` references).
 """
 
 import html
-import importlib
 import os
 import re
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import registry, search, selfplay
-from .seats import agent_name
+from .seats import agent_name, function_agent
 
 # A checkpoint named as a player: FILE.pt, or FILE.pt:N (an AlphaZero network, N simulations).
 CHECKPOINT = re.compile(r"(?P<path>.+\.pt)(?::(?P<simulations>\d+))?")
@@ -40,11 +39,7 @@ def agent(spec, game=None):
         simulations = None if simulations is None else int(simulations)
         return checkpoint(match.group("path"), game, simulations, name=spec)
     if ":" in spec:
-        module, _, name = spec.partition(":")
-        function = getattr(importlib.import_module(module), name, None)
-        if not callable(function):
-            raise ValueError(f"{spec!r} names no function")
-        return function
+        return function_agent(spec)
     return spec
 
 

@@ -7,7 +7,6 @@ answered), or, where it is refused or fails, nothing is.
 """
 
 import html
-import importlib
 import json
 import threading
 import time
@@ -56,11 +55,13 @@ def load_class(reference):
     module, _, name = reference.partition(":")
     if not module or not name:
         raise ValueError(f"an environment class is 'package.module:Class', got {reference!r}")
+    from vecenv.seats import import_users
+
+    target = import_users(module, reference, "a GenericEnvironment class (package.module:Class)")
     try:
-        target = importlib.import_module(module)
         for part in name.split("."):
             target = getattr(target, part)
-    except (ImportError, AttributeError) as exc:
+    except AttributeError as exc:
         raise ValueError(f"cannot load environment class {reference!r}: {exc}") from None
     return target
 

@@ -346,8 +346,9 @@ def function_policy(reference):
         spec.loader.exec_module(module)
         name = "get_action"
     else:
-        module_name, _, name = reference.partition(":")
-        module = importlib.import_module(module_name)
+        from vecenv.seats import function_agent
+
+        return function_agent(reference, arguments=("percept",))
     function = getattr(module, name, None)
     if not callable(function):
         raise ValueError(f"{reference!r} has no function {name!r}")

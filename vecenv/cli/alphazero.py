@@ -29,6 +29,7 @@ from .ppo import DEFAULT_RUNS, _need_torch, _wrote, keep_checkpoints_option, sto
 def cmd_alphazero(args, out):
     _need_torch()
     from vecenv import alphazero, registry
+    from vecenv.seats import check_agent
 
     try:
         game = registry.resolve(args.env)
@@ -70,6 +71,10 @@ def cmd_alphazero(args, out):
     values = {k: v for k, v in values.items() if v is not None}
     try:
         config = alphazero.AlphaZeroConfig(**values)
+        # Opponents named here must be the game's: the defaults the game lacks are skipped,
+        # but a name given by hand and never played would be a silent typo.
+        for opponent in values.get("opponents", ()):
+            check_agent(game, opponent)
     except ValueError as e:
         raise CliError(str(e)) from None
     run_dir = args.run_dir or os.path.join(DEFAULT_RUNS, f"alphazero-{game}-{config.seed}")
