@@ -13,6 +13,28 @@ from vecenv.cli import main
 HEAD = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
 
 
+def read_request(conn):
+    """Read one HTTP request whole (its headers, then as many bytes as its Content-Length), so
+    that closing the connection after the answer resets nothing the client still reads."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return
+        body += chunk
+
+
 class Server:
     """A server on 127.0.0.1 answering every request with ``reply(conn)`` (which writes what it
     likes to the socket), until stopped."""
@@ -33,8 +55,12 @@ class Server:
                 continue
             with conn:
                 try:
-                    conn.recv(65536)  # the request (one read is enough for these)
+                    read_request(conn)
                     self.reply(conn, self.stop)
+                    conn.shutdown(socket.SHUT_WR)  # then read what is left: no reset
+                    conn.settimeout(1.0)
+                    while conn.recv(65536):
+                        pass
                 except OSError:  # the client gave up and closed
                     pass
 

@@ -183,3 +183,28 @@ def test_the_command_line_refuses_in_one_line(tmp_path, capsys, args, words):
     assert main(["arena", *args, "--db", db]) == 2
     err = capsys.readouterr().err
     assert words in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_an_agents_config_file_is_its_owners_alone_and_checked_before_the_agent_is_added(
+    tmp_path, capsys
+):
+    import os
+    import stat
+
+    db = str(tmp_path / "arena.sqlite")
+    assert main(["arena", "env", "add", "connectx", "--db", db]) == 0
+    out = tmp_path / "alice.json"
+    out.write_text("old, world-readable")
+    out.chmod(0o644)
+    assert main(["arena", "agent", "add", "alice", "--db", db, "--out", str(out)]) == 0
+    assert stat.S_IMODE(os.stat(out).st_mode) == 0o600
+    assert json.loads(out.read_text())["agent"] == "alice"
+    capsys.readouterr()
+    for extra, words in (
+        (["--out", str(tmp_path / "nowhere" / "bob.json")], "--out"),
+        (["--url", "file:///etc/passwd"], "must be http(s)"),
+    ):
+        assert main(["arena", "agent", "add", "bob", "--db", db, *extra]) == 2
+        err = capsys.readouterr().err
+        assert words in err and len(err.strip().splitlines()) == 1
+    assert [a["agent"] for a in Arena(db).agents("connectx")] == ["alice"]  # no bob

@@ -24,7 +24,7 @@ from vecenv.aisys.interface import (
 )
 
 from . import passwords
-from .database import DEFAULT_DB, open_database
+from .database import DEFAULT_DB, open_database, open_reader
 from .limits import Limits, Throttle
 from .models import AgentRow, EnvironmentRow, RunRow
 from .protocol import MAX_NAME, ArenaError, is_name, parse_request, parse_run_id, shown
@@ -95,11 +95,13 @@ class Arena:
         self.limits = Limits() if limits is None else limits
         self.throttle = Throttle(self.limits.auth_failures, self.limits.auth_window)
         self.engine, self.Session = open_database(db)
+        self._reader, self.Reader = open_reader(self.engine)
         self._live = {}
         self._live_lock = threading.Lock()
 
     def close(self):
         self.engine.dispose()
+        self._reader.dispose()
 
     # -- administration ------------------------------------------------------------------------
 
@@ -130,14 +132,14 @@ class Arena:
         return self.environment(identifier)
 
     def environment(self, identifier):
-        with self.Session() as session:
+        with self.Reader() as session:
             row = session.get(EnvironmentRow, identifier)
             if row is None:
                 raise ValueError(f"no environment {identifier!r}")
             return _env_dict(row)
 
     def environments(self):
-        with self.Session() as session:
+        with self.Reader() as session:
             rows = session.scalars(select(EnvironmentRow).order_by(EnvironmentRow.identifier))
             return [_env_dict(row) for row in rows]
 
@@ -175,7 +177,7 @@ class Arena:
         if env is not None:
             self._environment(env, ValueError)
             query = query.where(AgentRow.environment == env)
-        with self.Session() as session:
+        with self.Reader() as session:
             rows = list(session.scalars(query))
         signs = {}
         for row in rows:
@@ -206,7 +208,7 @@ class Arena:
             if live is None:
                 row = None
                 if is_name(identifier):  # anything else is no identifier: not looked up
-                    with self.Session() as session:
+                    with self.Reader() as session:
                         row = session.get(EnvironmentRow, identifier)
                 if row is None:
                     what = shown(identifier) if isinstance(identifier, str) else repr(identifier)
@@ -248,7 +250,7 @@ class Arena:
 
     def _check_credentials(self, env, request):
         """ArenaError 401 unless the request names an agent of ``env`` with its password."""
-        with self.Session() as session:
+        with self.Reader() as session:
             agent = _agent_row(session, env, request.agent)
             stored = None if agent is None else agent.password_hash
         if stored is None:
@@ -260,7 +262,7 @@ class Arena:
 
     def view_env(self, env):
         live = self._environment(env)
-        with self.Session() as session:
+        with self.Reader() as session:
             rows = session.scalars(select(AgentRow).where(AgentRow.environment == env))
             agents = [_summary(session, row) for row in rows]
             recent = _recent(session, RunRow.environment == env)
@@ -269,7 +271,7 @@ class Arena:
 
     def view_agent(self, env, name):
         live = self._environment(env)
-        with self.Session() as session:
+        with self.Reader() as session:
             row = _agent_row(session, env, name) if is_name(name) else None
             if row is None:
                 raise ArenaError(404, f"no agent {shown(name)} in {env!r}")
@@ -281,7 +283,7 @@ class Arena:
         """The page of run ``run_id`` (its identifier as the URL spells it)."""
         live = self._environment(env)
         number = parse_run_id(run_id)
-        with self.Session() as session:
+        with self.Reader() as session:
             run = session.get(RunRow, number) if number is not None else None
             if run is None or run.environment != env:
                 raise ArenaError(404, f"no run {shown(run_id)} in {env!r}")

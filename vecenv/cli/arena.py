@@ -13,11 +13,13 @@ vecenv arena play --config agent.json --agent random [--runs 100]
 import argparse
 import importlib.util
 import json
+import os
 
 from .common import (
     CliError,
     Progress,
     _number,
+    check_output_file,
     port,
     positive_float,
     positive_int,
@@ -152,6 +154,14 @@ def cmd_env_list(args, out):
 
 
 def cmd_agent_add(args, out):
+    from vecenv.arena.client import check_url
+
+    try:  # before the agent is added: its password is shown once, where it goes
+        check_url(args.url)
+    except ValueError as e:
+        raise CliError(f"--url: {e}") from None
+    if args.out:
+        check_output_file(args.out, "--out")
     arena = _arena(args)
     env = args.env
     if env is None:
@@ -165,8 +175,15 @@ def cmd_agent_add(args, out):
         raise CliError(str(e)) from None
     text = json.dumps(config, indent=2)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
+        # The config holds the agent's password: readable by its owner only (an existing file
+        # is emptied and made so before the password is written into it).
+        try:
+            fd = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.fchmod(fd, 0o600)
+            with open(fd, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+        except OSError as e:
+            raise CliError(f"--out {args.out!r}: {e.strerror or e}") from None
         print(f"agent {args.name} of {env}: config written to {args.out}", file=out)
     else:
         print(text, file=out)
