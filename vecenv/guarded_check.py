@@ -40,9 +40,16 @@ def game_name(game):
         if not folder.is_dir():
             raise registry.GameError(f"{folder}: no such game folder")
         try:
-            return registry.check_name(folder.name), str(folder)
+            name = registry.check_name(folder.name)
         except registry.GameError as exc:
             raise registry.GameError(f"{folder}: {exc}") from None
+        other = registry.taken(name)
+        if other is not None and other.folder != folder:
+            raise registry.GameError(
+                f"{folder}: a game named {other.name!r} is already known, from {other.folder} "
+                f"({other.origin})"
+            )
+        return name, str(folder)
     name = registry.resolve(game)
     found = registry.get_game(name)
     return name, str(found.folder) if found.origin == "registered" else None
