@@ -173,6 +173,7 @@ def test_names_are_unique_case_aside_and_begin_and_end_with_a_letter_or_digit(ar
         (["serve", "--threads", "0"], "--threads"),
         (["serve", "--live-bytes", "lots"], "--live-bytes"),
         (["serve", "--auth-window", "0"], "--auth-window"),
+        (["serve", "--host", "999.1.1.1", "--port", "0"], "cannot listen on 999.1.1.1:0"),
     ],
 )
 def test_the_command_line_refuses_in_one_line(tmp_path, capsys, args, words):

@@ -113,8 +113,9 @@ def cmd_serve(args, out):
     limits = {name: value for name, value in limits.items() if value is not None}
     try:
         serve(arena, args.host, args.port, threads=args.threads, ready=ready, **limits)
-    except OSError as e:  # the address is taken, or not this machine's
-        raise CliError(f"cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
+    except (OSError, ValueError) as e:  # the address is taken, not this machine's, malformed
+        why = getattr(e, "strerror", None) or e
+        raise CliError(f"cannot listen on {args.host}:{args.port}: {why}") from None
     return 0
 
 
