@@ -14,7 +14,9 @@ Starts the server on 127.0.0.1 (a throwaway database) with an environment of con
 Meanwhile an honest agent plays tictactoe (a request at a time) and the server's resident memory
 is sampled every 0.2 s. Prints, per flood, the requests answered by status, the server's memory
 before and at its highest, and the honest agent's median and 90th percentile latency (and
-before the floods, alone). Run it with ``PYTHONPATH`` at another checkout to measure that one.
+before the floods, alone). To measure another checkout, point ``PYTHONPATH`` at it and run the
+script from a folder outside both: the server is ``python -m vecenv``, which puts the current
+folder first on the path.
 """
 
 import argparse
