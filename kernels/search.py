@@ -138,11 +138,16 @@ def normal(r):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def gamma(r, shape):
-    """A Gamma(shape, 1) draw (Marsaglia and Tsang; shape < 1 through Gamma(shape + 1))."""
+def gamma_draw(r, shape):
+    """A Gamma(shape, 1) draw (Marsaglia and Tsang; shape < 1 through Gamma(shape + 1)) and its
+    logarithm: for a tiny shape the draw itself underflows to 0 (``u ** (1 / shape)``) while its
+    logarithm stays finite, which the Dirichlet noise needs to normalise the draws."""
     boost = 1.0
+    log_boost = 0.0
     if shape < 1.0:
-        boost = open_uniform(r) ** (1.0 / shape)
+        u = open_uniform(r)
+        boost = u ** (1.0 / shape)
+        log_boost = math.log(u) / shape
         shape += 1.0
     d = shape - 1.0 / 3.0
     c = 1.0 / math.sqrt(9.0 * d)
@@ -154,7 +159,13 @@ def gamma(r, shape):
         v = v * v * v
         u = open_uniform(r)
         if math.log(u) < 0.5 * x * x + d - d * v + d * math.log(v):
-            return boost * d * v
+            return boost * d * v, log_boost + math.log(d * v)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def gamma(r, shape):
+    """A Gamma(shape, 1) draw (``gamma_draw``'s)."""
+    return gamma_draw(r, shape)[0]
 
 
 # -- one node's statistics ------------------------------------------------------------------------
@@ -192,14 +203,28 @@ def softmax_prior(legal, n, logits, prior):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def add_dirichlet(r, legal, prior, noise, fraction, alpha):
+def add_dirichlet(r, legal, prior, scratch, fraction, alpha):
     """Mix Dirichlet(alpha) noise over the root's legal actions into its prior, AlphaZero's
-    exploration noise (mctx draws it over every action and masks afterwards); ``noise`` is
-    scratch space of A floats."""
+    exploration noise (mctx draws it over every action and masks afterwards); ``scratch`` is
+    two rows of A floats (the draws and their logarithms)."""
+    noise = scratch[1]
+    logs = scratch[0]
     total = 0.0
+    top = -np.inf
     for a in range(legal.shape[1]):
-        noise[a] = gamma(r, alpha) if legal[0, a] else 0.0
+        noise[a] = 0.0
+        logs[a] = -np.inf
+        if legal[0, a]:
+            noise[a], logs[a] = gamma_draw(r, alpha)
+            top = max(top, logs[a])
         total += noise[a]
+    if not (0.0 < total < np.inf):
+        # Every draw underflowed (a tiny alpha: the noise is all but one-hot) or their sum
+        # overflowed: the same shares from the logarithms, scaled by the largest.
+        total = 0.0
+        for a in range(legal.shape[1]):
+            noise[a] = math.exp(logs[a] - top) if legal[0, a] else 0.0
+            total += noise[a]
     for a in range(legal.shape[1]):
         if legal[0, a]:
             prior[0, a] = (1.0 - fraction) * prior[0, a] + fraction * noise[a] / total
@@ -260,7 +285,7 @@ def root_value(r, nodes, prior, legal, noise, scratch, value, fparams, iparams):
             noise[k] = fparams[GUMBEL_SCALE] * gumbel(r)
     elif fparams[DIRICHLET_FRACTION] > 0.0:
         add_dirichlet(
-            r, legal, prior, scratch[1], fparams[DIRICHLET_FRACTION], fparams[DIRICHLET_ALPHA]
+            r, legal, prior, scratch, fparams[DIRICHLET_FRACTION], fparams[DIRICHLET_ALPHA]
         )
 
 

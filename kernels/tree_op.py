@@ -157,6 +157,10 @@ _TREE_OP = types.float64(
 )
 
 
+# numba keys this cfunc's cache entry by this file alone, not by the functions of
+# ``kernels/search.py`` compiled into it: a change there must come with a change here (this
+# line's date) so that no cache serves the old arithmetic. Last changed with search.py: the
+# Dirichlet noise normalised from its logarithms (2026-12).
 @functools.cache
 def tree_op_address():
     """``tree_op``'s address, compiled (or loaded from numba's cache) on the first search."""

@@ -32,14 +32,13 @@ import dataclasses
 import functools
 import json
 import os
-import pickle
 import time
 
 import numpy as np
 import torch
 from torch import nn
 
-from vecenv import registry, search, selfplay
+from vecenv import checkpoints, memory, registry, search, selfplay
 from vecenv.engine import Engine
 from vecenv.inputs import SEED_LIMIT
 from vecenv.kernels.turns import ACTIVE
@@ -124,10 +123,9 @@ class AlphaZeroConfig:
             raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
         if not self.iterations and not self.seconds:
             raise ValueError("give iterations or seconds (or both): the run needs an end")
-        hidden = tuple(self.hidden)
-        if not hidden or not all(is_integer(h) and 1 <= h <= 2**16 for h in hidden):
-            raise ValueError(f"hidden must be positive layer sizes, got {self.hidden!r}")
-        self.hidden = tuple(int(h) for h in hidden)
+        self.hidden = checkpoints.check_hidden(self.hidden)
+        if not self.hidden:
+            raise ValueError("hidden must name at least one layer")
         self.opponents = tuple(self.opponents)
 
 
@@ -203,6 +201,15 @@ class Features:
 @functools.cache
 def _identity(n):
     return np.eye(n, dtype=np.float32)
+
+
+def network_shapes(inputs, actions, hidden):
+    """``Network``'s state dict shapes (key -> shape), without making it."""
+    shapes = checkpoints.mlp_shapes("trunk", [inputs, *hidden])
+    width = hidden[-1] if hidden else inputs
+    shapes.update({"policy.weight": (actions, width), "policy.bias": (actions,)})
+    shapes.update({"value.weight": (1, width), "value.bias": (1,)})
+    return shapes
 
 
 class Network(nn.Module):
@@ -322,6 +329,21 @@ def self_play(engine, mcts, features, config, iteration, rng):
 class Buffer:
     """A ring of the latest ``size`` positions with their targets."""
 
+    @staticmethod
+    def check(size, inputs, actions, beside=0):
+        """ValueError unless a buffer of ``size`` positions (and ``beside`` bytes more) fits in
+        the memory budget."""
+        each = 4 * (inputs + actions + 1)
+        limit = memory.budget()
+        if size * each + beside > limit:
+            raise ValueError(
+                f"a replay buffer of {size:,} positions of {memory.show(each)} each (features "
+                f"{inputs:,}, actions {actions:,}) and the network's {memory.show(beside)} "
+                f"need {memory.show(size * each + beside)}, over the memory budget of "
+                f"{memory.show(limit)}; lower buffer_size (--buffer-size) or the game's sizes, "
+                f"or raise the budget with {memory.ENV_VAR} (e.g. {memory.ENV_VAR}=32G)"
+            )
+
     def __init__(self, size, inputs, actions):
         self.x = np.zeros((size, inputs), dtype=np.float32)
         self.policy = np.zeros((size, actions), dtype=np.float32)
@@ -397,6 +419,10 @@ class Trainer:
         self.features = Features(self.engine, cross=config.cross_features)
         probe = search.MCTS(self.engine, 1, evaluator="uniform")
         self.low, self.num_actions = probe.low, probe.num_actions
+        # What the network and the replay buffer take, before either is allocated.
+        shapes = network_shapes(self.features.size, self.num_actions, config.hidden)
+        need = checkpoints.check_budget(shapes, "the network")
+        Buffer.check(config.buffer_size, self.features.size, self.num_actions, need)
         self.network = Network(self.features.size, self.num_actions, config.hidden)
         self.evaluator = Evaluator(self.network, self.features)
         options = dict(selection=config.selection, evaluator=self.evaluator)
@@ -450,9 +476,18 @@ class Trainer:
         save(path, self.game, self.network, self.config, self.configuration, **extra)
 
 
-def train(game, config, run_dir, on_iteration=None, **configuration):
+def train(
+    game,
+    config,
+    run_dir,
+    on_iteration=None,
+    keep_checkpoints=checkpoints.KEEP_CHECKPOINTS,
+    **configuration,
+):
     """Run AlphaZero on ``game`` (see the module) into ``run_dir``; returns the ``Run``.
-    ``on_iteration(run, row)`` is called after every iteration."""
+    ``on_iteration(run, row)`` is called after every iteration; of the checkpoints written every
+    ``checkpoint_every`` iterations the latest ``keep_checkpoints`` are kept (0: all)."""
+    rotation = checkpoints.Rotation(keep_checkpoints)
     name = registry.resolve(game)
     if registry.get_spec(name).num_agents != 2:
         raise ValueError(f"{name} is not a two-agent game: AlphaZero plays those")
@@ -484,7 +519,9 @@ def train(game, config, run_dir, on_iteration=None, **configuration):
             row["seconds"] = run.seconds
             run.rows.append(row)
             if config.checkpoint_every and k % config.checkpoint_every == 0:
-                trainer.save(os.path.join(run_dir, f"checkpoint-{k}.pt"), iteration=k)
+                path = os.path.join(run_dir, f"checkpoint-{k}.pt")
+                trainer.save(path, iteration=k)
+                rotation.wrote(path)
             if on_iteration is not None:
                 on_iteration(run, row)
     except KeyboardInterrupt:
@@ -653,34 +690,40 @@ class Player:
         return search.MCTSAgent(simulations, name=name, evaluator=self.evaluator, **options)
 
 
-def _read(path):
-    """The checkpoint's data; a file torch cannot read is a ValueError."""
-    try:
-        return torch.load(path, weights_only=True, map_location="cpu")
-    except (OSError, RuntimeError, EOFError, pickle.UnpicklingError, ValueError) as e:
-        raise ValueError(f"{path}: not a vecenv AlphaZero checkpoint ({e})") from None
-
-
 def load(path, game=None):
     """The ``Player`` saved at ``path``; a file that is no AlphaZero checkpoint, or one of
-    another game than ``game`` (where given), is a ValueError."""
-    data = _read(path)
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+    another game than ``game`` (where given), is a ValueError naming it. What the file declares
+    is checked against bounds and against the weights it carries before the network is made
+    (``vecenv.checkpoints``)."""
+    return from_data(checkpoints.read(path, "AlphaZero"), path, game)
+
+
+def from_data(data, path, game=None):
+    """``load``'s ``Player`` from the data of the file ``path`` (``checkpoints.read``'s)."""
+    if data.get("format") != FORMAT:
         raise ValueError(f"{path}: not a vecenv AlphaZero checkpoint (format {FORMAT})")
+    kind = "AlphaZero"
     try:
-        name = registry.resolve(data["game"])
+        name = registry.resolve(checkpoints.field(path, data, "game", kind, str))
         if game is not None and registry.resolve(game) != name:
             raise ValueError(f"{path} was trained on {name}, not {game}")
-        engine = Engine(name, num_envs=1, seed=0, **data["configuration"])
+        configuration = checkpoints.field(path, data, "configuration", kind, dict)
+        hidden = checkpoints.check_hidden(data.get("hidden"), "its hidden sizes")
+        engine = Engine(name, num_envs=1, seed=0, **configuration)
         config = data.get("config")
         config = config if isinstance(config, dict) else {}
         features = Features(engine, cross=bool(config.get("cross_features", False)))
         probe = search.MCTS(engine, 1, evaluator="uniform")
-        network = Network(features.size, probe.num_actions, data["hidden"])
+        shapes = network_shapes(features.size, probe.num_actions, hidden)
+        checkpoints.check_weights(path, data.get("weights"), shapes)
+        network = Network(features.size, probe.num_actions, hidden)
         network.load_state_dict(data["weights"])
+    except ValueError as e:  # a game, configuration or size it declares is refused
+        message = str(e)
+        raise ValueError(message if message.startswith(str(path)) else f"{path}: {e}") from None
     except (KeyError, TypeError, RuntimeError) as e:  # a damaged or hand-made file
         raise ValueError(
-            f"{path}: a damaged AlphaZero checkpoint ({type(e).__name__}: {e})"
+            f"{path}: a damaged AlphaZero checkpoint ({type(e).__name__}: {e})"[:300]
         ) from None
     network.eval()
     simulations = config.get("eval_simulations")

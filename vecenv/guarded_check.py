@@ -30,16 +30,39 @@ FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<function>
 DUMP_WAIT = 5.0  # seconds for the child to write where it stands once signalled
 
 
-def run_checks(game, checks=None, timeout=DEFAULT_TIMEOUT):
-    """``testing.run_checks`` in a child process, each check given ``timeout`` seconds."""
-    name = testing.named(game)  # registers a folder here too: an unknown name is refused here
+def game_name(game):
+    """``(name, folder)`` of the game ``run_checks`` is given, without running any of its code:
+    a game folder (``testing.is_folder``) is only looked at here, its name checked (GameError
+    where it is no folder or no game's name); a game's name is resolved (ValueError where
+    unknown), its folder None unless it was registered at run time."""
+    if testing.is_folder(game):
+        folder = Path(game).resolve()
+        if not folder.is_dir():
+            raise registry.GameError(f"{folder}: no such game folder")
+        try:
+            name = registry.check_name(folder.name)
+        except registry.GameError as exc:
+            raise registry.GameError(f"{folder}: {exc}") from None
+        other = registry.taken(name)
+        if other is not None and other.folder != folder:
+            raise registry.GameError(
+                f"{folder}: a game named {other.name!r} is already known, from {other.folder} "
+                f"({other.origin})"
+            )
+        return name, str(folder)
+    name = registry.resolve(game)
     found = registry.get_game(name)
+    return name, str(found.folder) if found.origin == "registered" else None
+
+
+def run_checks(game, checks=None, timeout=DEFAULT_TIMEOUT):
+    """``testing.run_checks`` in a child process, each check given ``timeout`` seconds. A game
+    folder is registered in the child, never here: its ``__init__.py``, its specification and
+    its rules' module-level code are bounded as its checks are (the start counts toward the
+    first check)."""
+    name, folder = game_name(game)
     checks = list(checks or testing.CHECKS)
-    order = {
-        "game": name,
-        "folder": str(found.folder) if found.origin == "registered" else None,
-        "checks": checks,
-    }
+    order = {"game": name, "folder": folder, "checks": checks}
     results = []
     with tempfile.TemporaryDirectory(prefix="vecenv-check-") as tmp:
         order["dump"] = str(Path(tmp) / "where")
@@ -148,7 +171,14 @@ def _child(order):
     if order["folder"]:
         import vecenv
 
-        vecenv.register(order["folder"])
+        try:
+            vecenv.register(order["folder"])
+        except Exception as exc:  # a folder that is no game: its first check fails saying why
+            channel.write(json.dumps({"start": order["checks"][0]}) + "\n")
+            failed = testing.Result(order["checks"][0], "fail", f"{type(exc).__name__}: {exc}", 0.0)
+            channel.write(json.dumps({"result": dataclasses.asdict(failed)}) + "\n")
+            channel.close()
+            return
     for check in order["checks"]:
         channel.write(json.dumps({"start": check}) + "\n")
         result = testing.run_checks(order["game"], [check])[0]

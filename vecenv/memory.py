@@ -93,18 +93,19 @@ def check(game, num_envs, per_episode, fixed, memory_budget=None):
     each = sum(per_episode.values())
     total = num_envs * each + fixed
     if total > limit:
-        parts = ", ".join(f"{name} {_show(b)}" for name, b in per_episode.items() if b)
+        parts = ", ".join(f"{name} {show(b)}" for name, b in per_episode.items() if b)
         episodes = f"{num_envs} episode{'s' if num_envs != 1 else ''}"
         raise ValueError(
-            f"{game}: {episodes} of {_show(each)} each ({parts}) need {_show(total)}, "
-            f"over the memory budget of {_show(limit)}; lower num_envs or the sizes in the "
+            f"{game}: {episodes} of {show(each)} each ({parts}) need {show(total)}, "
+            f"over the memory budget of {show(limit)}; lower num_envs or the sizes in the "
             f"configuration, or raise the budget with {ENV_VAR} (e.g. {ENV_VAR}=16G) or "
             "make(..., memory_budget=...)"
         )
     return total
 
 
-def _show(nbytes):
+def show(nbytes):
+    """``nbytes`` for a person: 1.5 GiB, 512.0 MiB, 100 B."""
     for unit in ("TiB", "GiB", "MiB", "KiB"):
         scale = _UNITS[unit[0]]
         if nbytes >= scale:

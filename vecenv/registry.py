@@ -90,11 +90,23 @@ def _folder_package(folder, name):
     sys.modules[package] = module
     try:
         if spec.loader is not None:
-            spec.loader.exec_module(module)
-    except Exception as exc:
+            _importing(init, "importing the game's package", spec.loader.exec_module, module)
+    except GameError:
         del sys.modules[package]
-        raise GameError(f"{init}: importing the game's package failed: {exc!r}") from exc
+        raise
     return package
+
+
+def _importing(path, what, load, *args):
+    """``load(*args)``, where a game's own code runs on import; whatever it raises, even
+    SystemExit (``sys.exit``), KeyboardInterrupt or a bare BaseException, is a GameError naming
+    ``path``, so that a game folder cannot end or silence the command that looks at it."""
+    try:
+        return load(*args)
+    except GameError:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the game's code, not vecenv's
+        raise GameError(f"{path}: {what} failed: {exc!r}") from None
 
 
 def _load(folder, package, origin):
@@ -126,10 +138,9 @@ def _check_rules(game):
     from vecenv.kernels.state import state_dtype
 
     path = game.folder / "rules.py"
-    try:
-        rules = importlib.import_module(f"{game.package}.rules")
-    except Exception as exc:
-        raise GameError(f"{path}: importing the rules failed: {exc!r}") from exc
+    rules = _importing(
+        path, "importing the rules", importlib.import_module, f"{game.package}.rules"
+    )
     missing = [n for n in protocol.REQUIRED_RULES if not hasattr(rules, n)]
     if missing:
         raise GameError(f"{path}: the rules must define {', '.join(missing)}")
@@ -212,21 +223,23 @@ def _from_entry_point(entry):
     origin = f"entry point {entry.name} = {entry.value}"
     # Its jitted functions are cached in vecenv's folder, not beside its installed files.
     cache.own(entry.value)
-    try:
-        module = importlib.import_module(entry.value)
-    except Exception as exc:
-        raise GameError(f"{origin}: importing it failed: {exc!r}") from exc
+    module = _importing(origin, "importing it", importlib.import_module, entry.value)
     folders = list(getattr(module, "__path__", []))
     if len(folders) != 1:
         raise GameError(f"{origin}: must name a package that is a game folder")
     return _load(folders[0], entry.value, origin)
 
 
+class GameWarning(UserWarning):
+    """A game from outside vecenv left out (the message names its folder and why)."""
+
+
 def _add_or_warn(load):
     try:
         _add(load())
     except GameError as exc:
-        warnings.warn(f"left out: {exc}", stacklevel=3)
+        # Said as coming from "vecenv" (no source line under it): one line on a terminal.
+        warnings.warn_explicit(f"left out: {exc}", GameWarning, "vecenv", 0)
 
 
 def games():
@@ -310,11 +323,15 @@ def game_module(name, part):
     game = get_game(name)
     module = f"{game.package}.{part}"
     try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as e:
-        if e.name == module:
+        return _importing(game.folder / f"{part}.py", f"importing its {part}", _module, module)
+    except GameError as e:
+        if isinstance(e.__context__, ModuleNotFoundError) and e.__context__.name == module:
             return None
         raise
+
+
+def _module(module):
+    return importlib.import_module(module)
 
 
 def _sources_digest(folder):

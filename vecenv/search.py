@@ -23,6 +23,13 @@ policy (visit shares; Gumbel's improved policy), visit counts and Q per action, 
 Tree i draws from the random stream of ``(seed, i)`` (or the stream word given for it), so the
 same seed gives the same search for any thread count and any split of the batch.
 
+An ``MCTS`` object holds its trees between searches and runs one search at a time: it is not
+shared between threads (make one per thread; ``num_threads`` spreads one search's trees over
+threads), and an evaluator that searches uses an ``MCTS`` of its own. A second search of the same
+object while one runs, re-entered from its evaluator or from another thread, is a RuntimeError at
+once. The float settings are finite numbers up to ``SETTING_LIMIT`` (1e100; ``c_base`` and
+``dirichlet_alpha`` from 1e-100), inside which every search answers finite numbers.
+
 A two-agent game of Kaggle's statuses (``vecenv.kernels.turns``) with one discrete action per
 agent can be searched: the seat to move is the ACTIVE one and values are zero-sum (a node's value
 is the mover's; a step that keeps the mover adds the next value, one that passes the move
@@ -36,8 +43,8 @@ and ``agent_spec`` reads the names.
 
 import concurrent.futures
 import dataclasses
-import math
 import re
+import threading
 
 import numba
 import numpy as np
@@ -51,6 +58,14 @@ from vecenv.kernels.turns import ACTIVE, INVALID
 from . import memory, registry, variants
 from .engine import Engine
 from .inputs import SEED_LIMIT, fresh_seed
+from .search_checks import (
+    SETTING_LIMIT,
+    bool_mask,
+    finite,
+    float_array,
+    positive,
+    tree_budget,
+)
 from .spec import is_integer
 
 DEVICES = ("cpu", "cuda")
@@ -59,9 +74,6 @@ EVALUATORS = {"rollout": kernels.ROLLOUT, "uniform": kernels.UNIFORM}
 DEFAULT_SIMULATIONS = 1000
 MAX_SIMULATIONS = 2**24  # node indices stay int32 with room to spare
 DEFAULT_ROLLOUT_LIMIT = 10_000  # plies of a rollout in a game without a time limit
-# The trees' default memory: more positions than it holds are searched in batches (the same
-# results), so a large batch never takes the whole memory budget.
-TREE_BYTES = 256 * 2**20
 TERMS = 2**16  # the most entries of the selection's table of visit counts
 AGENT = "mcts"
 _AGENT_NAME = re.compile(r"mcts(?::([0-9]+))?")
@@ -76,7 +88,9 @@ class SearchResult:
     the A actions (visit shares; for Gumbel, mctx's ``action_weights``); ``visit_counts`` (N, A)
     int64; ``qvalues`` (N, A) float64, each action's value for the seat that searched (0 where
     unvisited); ``root_value`` (N,) float64, the root's mean value; ``searched`` (N,) bool;
-    ``seats`` (N,) int64, the seat each search played (-1 where none)."""
+    ``seats`` (N,) int64, the seat each search played (-1 where none); ``terminal`` (N,) bool,
+    the position is over: done, no seat to move, or a seat to move without a legal action
+    (its action is then the one below the range, as the search has nothing to choose)."""
 
     action: np.ndarray
     policy: np.ndarray
@@ -85,22 +99,7 @@ class SearchResult:
     root_value: np.ndarray
     searched: np.ndarray
     seats: np.ndarray
-
-
-def _positive(value, what, high):
-    if not is_integer(value) or not 1 <= value <= high:
-        raise ValueError(f"{what} must be an integer in [1, {high}], got {value!r}")
-    return int(value)
-
-
-def _finite(value, what, low=-math.inf, high=math.inf, low_open=False):
-    """``value`` as a float, or ValueError unless it is a finite number in the interval."""
-    x = float(value) if isinstance(value, (int, float, np.number)) else math.nan
-    inside = (low < x if low_open else low <= x) and x <= high
-    if isinstance(value, bool) or not math.isfinite(x) or not inside:
-        left = "(" if low_open else "["
-        raise ValueError(f"{what} must be a finite number in {left}{low}, {high}], got {value!r}")
-    return x
+    terminal: np.ndarray
 
 
 def _host_ones(shape):
@@ -108,7 +107,9 @@ def _host_ones(shape):
 
 
 class MCTS:
-    """Batched MCTS over positions of one two-agent game (see the module).
+    """Batched MCTS over positions of one two-agent game (see the module). One search at a
+    time: an object is not shared between threads (a concurrent or re-entered search is a
+    RuntimeError).
 
     Args:
         game: an ``Engine`` (its game, configuration and time limit) or a game's name, with its
@@ -133,11 +134,10 @@ class MCTS:
         max_depth: mctx's ``max_depth`` (None: no cut-off).
         rollout_limit: the most plies of a rollout (default: the time limit, else 10,000).
         max_trees: the most trees held at once (positions beyond are searched in batches of
-            it, with the same results); default: as many as ``TREE_BYTES`` holds, or the
-            memory budget where one is given.
+            it, with the same results); default: as many as the memory budget holds.
         memory_budget: the most bytes the trees may take (bytes or "16G", as ``vecenv.make``'s;
-            default ``TREE_BYTES`` or vecenv's budget, whichever is less); one tree over it is a
-            ValueError before anything is allocated.
+            default ``VECENV_MEMORY_BUDGET`` where set, else ``search_checks.TREE_BYTES``); one
+            tree over it is a ValueError, saying how to raise it, before anything is allocated.
         device: "cpu", or "cuda" for the search on the GPU (``vecenv.cuda.search``: one thread
             a tree, leaves evaluated by "rollout" or "uniform"); a GPU engine (``vecenv.make(...,
             device="cuda")``) given as ``game`` searches there too.
@@ -187,7 +187,7 @@ class MCTS:
         self.engine = engine
         self.name = engine.name
         self._check_game(engine)
-        self.simulations = _positive(simulations, "simulations", MAX_SIMULATIONS)
+        self.simulations = positive(simulations, "simulations", MAX_SIMULATIONS)
         if selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, got {selection!r}")
         if not callable(evaluator) and evaluator not in EVALUATORS:
@@ -197,28 +197,29 @@ class MCTS:
             )
         self.selection, self.evaluator = selection, evaluator
         max_threads = numba.config.NUMBA_NUM_THREADS
-        self.num_threads = _positive(num_threads, "num_threads", max_threads)
-        self.max_depth = None if max_depth is None else _positive(max_depth, "max_depth", 2**31 - 1)
+        self.num_threads = positive(num_threads, "num_threads", max_threads)
+        self.max_depth = None if max_depth is None else positive(max_depth, "max_depth", 2**31 - 1)
         limit = engine.max_episode_steps or DEFAULT_ROLLOUT_LIMIT
         self.rollout_limit = (
-            limit if rollout_limit is None else _positive(rollout_limit, "rollout_limit", 2**62)
+            limit if rollout_limit is None else positive(rollout_limit, "rollout_limit", 2**62)
         )
         f = np.zeros(kernels.F_PARAMS)
-        f[kernels.C_INIT] = _finite(c_init, "c_init", 0.0)
-        f[kernels.C_BASE] = _finite(c_base, "c_base", 0.0, low_open=True)
-        f[kernels.UCT_C] = _finite(uct_c, "uct_c", 0.0)
-        f[kernels.VALUE_SCALE] = _finite(value_scale, "value_scale", 0.0)
-        f[kernels.MAXVISIT_INIT] = _finite(maxvisit_init, "maxvisit_init", 0.0)
+        big, tiny = SETTING_LIMIT, 1.0 / SETTING_LIMIT
+        f[kernels.C_INIT] = finite(c_init, "c_init", 0.0, big)
+        f[kernels.C_BASE] = finite(c_base, "c_base", tiny, big)
+        f[kernels.UCT_C] = finite(uct_c, "uct_c", 0.0, big)
+        f[kernels.VALUE_SCALE] = finite(value_scale, "value_scale", 0.0, big)
+        f[kernels.MAXVISIT_INIT] = finite(maxvisit_init, "maxvisit_init", 0.0, big)
         f[kernels.EPSILON] = 1e-8
-        f[kernels.DIRICHLET_FRACTION] = _finite(dirichlet_fraction, "dirichlet_fraction", 0.0, 1.0)
-        f[kernels.DIRICHLET_ALPHA] = _finite(dirichlet_alpha, "dirichlet_alpha", 0.0, low_open=True)
-        f[kernels.GUMBEL_SCALE] = _finite(gumbel_scale, "gumbel_scale", 0.0)
-        f[kernels.TEMPERATURE] = _finite(temperature, "temperature", 0.0)
+        f[kernels.DIRICHLET_FRACTION] = finite(dirichlet_fraction, "dirichlet_fraction", 0.0, 1.0)
+        f[kernels.DIRICHLET_ALPHA] = finite(dirichlet_alpha, "dirichlet_alpha", tiny, big)
+        f[kernels.GUMBEL_SCALE] = finite(gumbel_scale, "gumbel_scale", 0.0, big)
+        f[kernels.TEMPERATURE] = finite(temperature, "temperature", 0.0, big)
         i = np.zeros(kernels.I_PARAMS, dtype=np.int64)
         i[kernels.SELECTION] = SELECTIONS[selection]
         i[kernels.SIMULATIONS] = self.simulations
         i[kernels.MAX_DEPTH] = self.max_depth or 2**62
-        i[kernels.MAX_CONSIDERED] = _positive(max_considered, "max_considered", 2**16)
+        i[kernels.MAX_CONSIDERED] = positive(max_considered, "max_considered", 2**16)
         i[kernels.ROLLOUT_LIMIT] = self.rollout_limit
         i[kernels.EVALUATION] = kernels.CALLBACK if callable(evaluator) else EVALUATORS[evaluator]
         i[kernels.MAX_STEPS] = engine._max_steps
@@ -226,20 +227,26 @@ class MCTS:
         self.memory_budget = memory_budget
         self._nodes = self.simulations + 1
         per_tree = self._tree_bytes()
-        budget = memory.budget(memory_budget)
-        if memory_budget is None:
-            budget = min(budget, TREE_BYTES)
-        if selection == "gumbel":  # and its schedule
-            budget -= (min(max_considered, self.num_actions) + 1) * self.simulations * 4
-        if per_tree > budget:
+        budget, whose = tree_budget(memory_budget)
+        # Gumbel's sequential halving schedule: (considered + 1) x S int32, held once.
+        schedule = 0
+        if selection == "gumbel":
+            schedule = min(int(i[kernels.MAX_CONSIDERED]), self.num_actions) + 1
+            schedule *= self.simulations * 4
+        if per_tree + schedule > budget:
+            extra = f" and Gumbel's schedule {memory.show(schedule)}" if schedule else ""
             raise ValueError(
                 f"one tree of {self.simulations} simulations of {self.name} takes "
-                f"{per_tree:,} bytes, over the memory budget of {budget:,}; lower simulations "
-                f"or raise the budget (memory_budget=, {memory.ENV_VAR})"
+                f"{memory.show(per_tree)}{extra}, over the memory budget of "
+                f"{memory.show(budget)} for its trees ({whose}); lower simulations, or raise "
+                "the budget: "
+                f"MCTS(..., memory_budget='16G') in Python, {memory.ENV_VAR}=16G for the "
+                "command line's agents (mcts:N) and for Python"
             )
+        budget -= schedule
         self.max_trees = budget // per_tree
         if max_trees is not None:
-            self.max_trees = min(self.max_trees, _positive(max_trees, "max_trees", 2**30))
+            self.max_trees = min(self.max_trees, positive(max_trees, "max_trees", 2**30))
         # Sequential halving's schedule, which only Gumbel's root selection reads (a root never
         # has more than A legal actions to consider).
         table = np.zeros((1, 1), dtype=np.int32)
@@ -254,6 +261,8 @@ class MCTS:
         self._trees = 0  # trees allocated
         self._drivers = None
         self._pool = None  # the threads of a search on several
+        self._busy = threading.Lock()  # held while a search runs (``_search``)
+        self._searching = None  # the thread that holds it
 
     # -- the game --------------------------------------------------------------------------------
 
@@ -407,7 +416,7 @@ class MCTS:
         states = np.ascontiguousarray(states)
         n = states.shape[0]
         words = self._words(seed, n)
-        mask = np.ones(n, dtype=np.bool_) if mask is None else _bool_mask(mask, n, "mask")
+        mask = np.ones(n, dtype=np.bool_) if mask is None else bool_mask(mask, n, "mask")
         result = self._search(states, words, mask, seats)
         if isinstance(seed, np.ndarray):
             seed[...] = words["rng"]
@@ -434,7 +443,27 @@ class MCTS:
 
     def _search(self, states, words, mask, seats):
         """``search`` over trusted records (an engine's) and stream records ``words`` (advanced
-        in place)."""
+        in place). One search at a time: the trees, the context and the result block are the
+        object's, so a second search while one runs (from its own evaluator, or another
+        thread) would overwrite them under the first; it is refused at once instead."""
+        if not self._busy.acquire(blocking=False):
+            if self._searching == threading.get_ident():
+                raise RuntimeError(
+                    f"{self!r} is searching already: its evaluator called it again; an evaluator "
+                    "that searches needs an MCTS object of its own"
+                )
+            raise RuntimeError(
+                f"{self!r} is searching on another thread: an MCTS object is not shared "
+                "between threads; make one per thread"
+            )
+        self._searching = threading.get_ident()
+        try:
+            return self._search_unshared(states, words, mask, seats)
+        finally:
+            self._searching = None
+            self._busy.release()
+
+    def _search_unshared(self, states, words, mask, seats):
         n = states.shape[0]
         status = states["status"]
         active = status == ACTIVE
@@ -477,6 +506,7 @@ class MCTS:
             self._end_batch(words, out)
         action = np.where(index >= 0, index + self.low, self.low - 1)
         return SearchResult(
+            terminal=~running | (searched & (index < 0)),
             action=action,
             policy=out[1],
             visit_counts=out[2],
@@ -595,10 +625,10 @@ class MCTS:
         answer = self.evaluator(obs, legal)
         if not isinstance(answer, tuple) or len(answer) != 2:
             raise ValueError("the evaluator must return (logits, values)")
-        self._logits[:t] = _float_array(answer[0], (t, self.num_actions), "logits")
+        self._logits[:t] = float_array(answer[0], (t, self.num_actions), "logits")
         # a node's mean is updated as (mean * visits + value) / (visits + 1)
         limit = np.finfo(np.float64).max / (4.0 * (self.simulations + 2))
-        return _float_array(answer[1], (t,), "values", limit)
+        return float_array(answer[1], (t,), "values", limit)
 
     # -- pickling: the settings travel, the trees and compiled code are made again ----------------
 
@@ -616,6 +646,8 @@ class MCTS:
             "_logits",
             "_pool",
             "_batch",
+            "_busy",
+            "_searching",
         ):
             state.pop(key, None)
         state["_trees"] = 0
@@ -625,6 +657,8 @@ class MCTS:
         self.__dict__.update(state)
         self._drivers = None
         self._pool = None
+        self._busy = threading.Lock()
+        self._searching = None
 
     def __repr__(self):
         return (
@@ -643,34 +677,6 @@ def _evaluator_name(evaluator):
     if isinstance(evaluator, str):
         return evaluator
     return getattr(evaluator, "__name__", type(evaluator).__name__)
-
-
-def _bool_mask(mask, n, what):
-    m = np.asarray(mask)
-    if m.dtype != np.bool_ or m.shape != (n,):
-        raise ValueError(f"{what} must be a bool array of shape ({n},), got {m.dtype} {m.shape}")
-    return m
-
-
-def _float_array(value, shape, what, limit=np.inf):
-    """The evaluator's ``value`` as a float64 array of ``shape`` with finite real entries of at
-    most ``limit`` in size, or ValueError naming it."""
-    if np.iscomplexobj(value):
-        raise ValueError(f"the evaluator's {what} must be real numbers")
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"the evaluator's {what} must be numbers: {exc}") from None
-    if arr.shape != shape:
-        raise ValueError(f"the evaluator's {what} must have shape {shape}, got {arr.shape}")
-    if not np.isfinite(arr).all():
-        raise ValueError(f"the evaluator's {what} must be finite")
-    if (np.abs(arr) > limit).any():
-        raise ValueError(
-            f"the evaluator's {what} must be within +-{limit:.3g} (a node's mean of up to "
-            "every simulation's value would overflow)"
-        )
-    return np.ascontiguousarray(arr)
 
 
 # -- the agent ``mcts`` ----------------------------------------------------------------------------
@@ -702,7 +708,7 @@ class MCTSAgent:
     options (both spell it on the command line), or ``name``."""
 
     def __init__(self, simulations=DEFAULT_SIMULATIONS, name=None, **options):
-        self.simulations = _positive(simulations, "the agent mcts's simulations", MAX_SIMULATIONS)
+        self.simulations = positive(simulations, "the agent mcts's simulations", MAX_SIMULATIONS)
         unknown = sorted(set(options) - set(AGENT_OPTIONS))
         if unknown:
             raise ValueError(

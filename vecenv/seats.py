@@ -7,6 +7,13 @@ It is the engine's own machinery, below every face: the Gymnasium opponent
 league all seat their agents with it.
 """
 
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+import sysconfig
+
 import numba
 import numpy as np
 
@@ -39,6 +46,71 @@ def check_agent(game, agent):
         raise ValueError(f"unknown agent {agent!r} for {game}; built-in agents: {known}")
     if not isinstance(agent, str) and not callable(agent):
         raise ValueError(f"an agent must be a built-in name or a callable, got {agent!r}")
+
+
+def function_agent(reference, arguments=("obs", "legal")):
+    """The function ``package.module:function`` names, as a policy called with ``arguments``:
+    ValueError unless it names a callable of a module of the user's (Python's standard library
+    and built-in modules hold no policies: ``os:system`` is refused, never called) whose
+    signature takes those arguments."""
+    module_name, _, name = reference.partition(":")
+    if not module_name or not name:
+        raise ValueError(f"{reference!r}: a policy is named package.module:function")
+    module = import_users(module_name, reference, "a function of your own module")
+    function = module
+    for part in name.split("."):
+        function = getattr(function, part, None)
+    if not callable(function):
+        raise ValueError(f"{reference!r} names no function")
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):  # no signature to read: it is tried as it is
+        return function
+    try:
+        signature.bind(*arguments)
+    except TypeError:
+        wanted = ", ".join(arguments)
+        raise ValueError(
+            f"{reference!r} is no policy: it takes {signature}, a policy takes ({wanted})"
+        ) from None
+    return function
+
+
+def import_users(module_name, reference, wanted):
+    """The module ``module_name`` that a command line's ``reference`` names, imported; a
+    ValueError saying what was ``wanted`` where it is part of Python itself (its standard
+    library or a built-in module: looked up without running it, so ``antigravity`` opens no
+    browser and ``os:system`` is never called) or cannot be imported."""
+    top = module_name.split(".")[0]
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        raise ValueError(f"{reference!r}: no module {top!r} to import")
+    if _standard(top, spec.origin):
+        raise ValueError(f"{reference!r}: {top} is part of Python itself; name {wanted}")
+    try:
+        return importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"{reference!r}: cannot import {module_name!r} ({exc})") from None
+    except Exception as exc:  # the module's own code failed
+        raise ValueError(f"{reference!r}: importing it failed: {exc!r}"[:300]) from None
+
+
+def _standard(name, origin):
+    """Whether the top-level module ``name`` found at ``origin`` is Python's own."""
+    if name in sys.builtin_module_names or name in sys.stdlib_module_names:
+        return True
+    if not origin or origin in ("built-in", "frozen"):
+        return True
+    path = os.path.realpath(origin)
+    for kind in ("stdlib", "platstdlib"):
+        root = os.path.realpath(sysconfig.get_paths()[kind])
+        inside = os.path.commonpath([root, path]) == root
+        if inside and "site-packages" not in path and "dist-packages" not in path:
+            return True
+    return False
 
 
 def _array(name, doc):
@@ -187,7 +259,12 @@ def _python_moves(engine, policy, seat_of, status, kinds, actions):
         arr = engine.obs[f.name]
         obs[f.name] = arr if f.shared else arr[rows, seat_of]
     legal = obs.get("legal")
-    out = np.asarray(policy(obs, legal))
+    try:
+        out = np.asarray(policy(obs, legal))
+    except Exception as exc:  # the policy is the user's: its failure is said in one line
+        raise ValueError(
+            f"policy {agent_name(policy)} failed: {type(exc).__name__}: {exc}"[:500]
+        ) from None
     if out.shape != (engine.num_envs,) or not np.issubdtype(out.dtype, np.integer):
         raise ValueError(
             f"policy {agent_name(policy)} must return ({engine.num_envs},) integers, "

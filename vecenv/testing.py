@@ -16,7 +16,7 @@ import numpy as np
 
 import vecenv
 
-from . import registry
+from . import memory, registry
 from .engine import PARALLEL_MIN_ENVS
 from .kernels.precision import declared as precision_names
 
@@ -79,13 +79,31 @@ def _inside_spaces(engine):
 
 
 def check_spec(game):
-    """The specification parses and the rules define what the protocol asks."""
+    """The specification parses, one episode's observation fits in the memory budget (checked
+    from the shapes, before anything of that size is made), and the rules define what the
+    protocol asks."""
     spec = registry.get_spec(game)
-    registry.rules(game)
     _require(spec.num_agents >= 1, "agents must be a positive count")
+    need = memory.observation_bytes(spec.observation, spec.num_agents)
+    limit = memory.budget()
+    _require(
+        need <= limit,
+        f"one episode's observation takes {memory.show(need)}, over the memory budget of "
+        f"{memory.show(limit)} ({memory.ENV_VAR} raises it): no episode could be made",
+    )
+    registry.rules(game)
     for f in spec.observation:
-        _require((f.low <= f.high).all(), f"observation {f.name!r} has low > high")
+        _require(_at_most(f.low, f.high), f"observation {f.name!r} has low > high")
     return f"{spec.num_agents} agent(s), {len(spec.observation)} observation field(s)"
+
+
+def _at_most(low, high):
+    """``(low <= high).all()``, a bound given once for every cell (a broadcast) compared once."""
+
+    def one(a):
+        return a.ravel()[:1] if a.size and all(k == 0 for k in a.strides) else a
+
+    return bool(np.all(one(low) <= one(high))) if low.size else True
 
 
 def check_batch(game, precision="float64"):
@@ -384,9 +402,23 @@ CHECKS = {
 }
 
 
-def named(game):
-    """A game's name, registering it first where ``game`` is a folder's path."""
+def is_folder(game):
+    """Whether ``game`` names a game folder by its path rather than a game by its name: a path
+    (it holds a separator), or the name of a folder here that no known game has."""
     if isinstance(game, os.PathLike) or (isinstance(game, str) and os.sep in game):
+        return True
+    if not isinstance(game, str) or not os.path.isdir(game):
+        return False
+    try:
+        registry.resolve(game)
+    except ValueError:
+        return True
+    return False
+
+
+def named(game):
+    """A game's name, registering it first where ``game`` is a folder (``is_folder``)."""
+    if is_folder(game):
         return vecenv.register(game)
     return registry.resolve(game)
 

@@ -11,16 +11,14 @@ Python policies (callables, or ``module:function`` references).
 """
 
 import html
-import importlib
 import os
-import pickle
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import extras, registry, search, selfplay
-from .seats import agent_name
+from .seats import agent_name, function_agent
 
 # A checkpoint named as a player: FILE.pt, or FILE.pt:N (an AlphaZero network, N simulations).
 CHECKPOINT = re.compile(r"(?P<path>.+\.pt)(?::(?P<simulations>\d+))?")
@@ -41,11 +39,7 @@ def agent(spec, game=None):
         simulations = None if simulations is None else int(simulations)
         return checkpoint(match.group("path"), game, simulations, name=spec)
     if ":" in spec:
-        module, _, name = spec.partition(":")
-        function = getattr(importlib.import_module(module), name, None)
-        if not callable(function):
-            raise ValueError(f"{spec!r} names no function")
-        return function
+        return function_agent(spec)
     return spec
 
 
@@ -55,14 +49,15 @@ def checkpoint(path, game=None, simulations=None, name=None):
     with the search, ``simulations`` a move (None: those its run evaluated it with; 0: the
     network alone, no search). A missing file, a file that is neither, or a checkpoint of
     another game than ``game`` is a ValueError."""
-    from vecenv import alphazero, ppo  # PyTorch: only where a checkpoint is named
+    from vecenv import alphazero, checkpoints, ppo  # PyTorch: only where a checkpoint is named
 
     if not os.path.isfile(path):
         raise ValueError(f"{path}: no such checkpoint file")
     name = path if name is None else name
-    kind = _format(path)
+    data = checkpoints.read(path)  # once, checked (vecenv.checkpoints)
+    kind = data.get("format")
     if kind == alphazero.FORMAT:
-        player = alphazero.load(path, game=game)
+        player = alphazero.from_data(data, path, game=game)
         if simulations == 0:
             return _Named(player.policy, name)
         return player.agent(simulations, name=name)
@@ -76,18 +71,7 @@ def checkpoint(path, game=None, simulations=None, name=None):
             f"{name!r}: only an AlphaZero checkpoint (vecenv train alphazero) plays with "
             f"N simulations; {path} is a PPO policy"
         )
-    return ppo.load(path, game=game).selfplay
-
-
-def _format(path):
-    """The ``format`` a checkpoint file declares (None where it is none)."""
-    import torch
-
-    try:
-        data = torch.load(path, weights_only=True, map_location="cpu")
-    except (OSError, RuntimeError, EOFError, ValueError, pickle.UnpicklingError):
-        return None
-    return data.get("format") if isinstance(data, dict) else None
+    return ppo.checkpoint.from_data(data, path, game=game).selfplay
 
 
 class _Named:

@@ -22,6 +22,7 @@ once); the run's outcome is the agent's final Kaggle reward (1 win, 0 draw, -1 l
 score).
 """
 
+import contextlib
 import html
 import json
 
@@ -39,6 +40,7 @@ from .common import (
     StateError,
     check_seed,
     check_state,
+    engine_bytes,
     new_seed,
     plain,
     state_key,
@@ -159,6 +161,17 @@ class Match:
         if not self.done and not self._active(self.seat):
             raise StateError("the state stops while the opponent is to move")
 
+    def nbytes(self):
+        """What this match holds, estimated from above (the live-run cache's measure): its
+        engine's arrays, and the Kaggle environment's states, Python lists of an entry (8
+        bytes and more) per observation cell and agent, kept again for every step (measured on
+        connectx 1000 x 1000: about 27 bytes a cell for a new match, 21 more a step)."""
+        cells = sum(
+            int(np.prod(f.shape, dtype=np.int64)) * (1 if f.shared else 2)
+            for f in self.engine.observation
+        )
+        return 2 * engine_bytes(self.engine) + 32 * cells * (len(self.env.steps) + 1) + 4096
+
     # -- what the agent sees -------------------------------------------------------------------
 
     def legal(self):
@@ -241,9 +254,15 @@ class GameEnvironment(Pages, GenericEnvironment):
 
     # -- matches -------------------------------------------------------------------------------
 
-    def _match(self, state):
-        """``(key, match)``: the match a state is in, from the cache or played again."""
-        return self._cache.find(state, self._replay)
+    def live_limits(self, runs=None, nbytes=None, agent_runs=None, agent_bytes=None):
+        """Bound the live matches kept between requests (``LiveCache``): ``runs`` and
+        ``nbytes`` in all, ``agent_runs`` and ``agent_bytes`` per agent (None: keep one)."""
+        self._cache.configure(runs, nbytes, agent_runs, agent_bytes)
+
+    def _match(self, state, agent=None):
+        """``(key, match)``: the match a state is in, from the cache or played again (kept as
+        ``agent``'s, where given)."""
+        return self._cache.find(state, self._replay, agent)
 
     def _replay(self, state):
         """The match a state is in, played again from the state."""
@@ -273,7 +292,7 @@ class GameEnvironment(Pages, GenericEnvironment):
         return state
 
     def get_action_request(self, run_data):
-        _, match = self._match(run_data.state)
+        _, match = self._match(run_data.state, run_data.agent_name)
         return ActionRequest(
             content={
                 "observation": match.observation(),
@@ -284,7 +303,7 @@ class GameEnvironment(Pages, GenericEnvironment):
 
     def act(self, action, run_data):
         try:
-            key, match = self._match(run_data.state)
+            key, match = self._match(run_data.state, run_data.agent_name)
         except StateError as exc:
             return ActionResult.error(f"this run cannot be continued: {exc}")
         problem = match.refusal(action)
@@ -293,7 +312,8 @@ class GameEnvironment(Pages, GenericEnvironment):
         self._cache.take(key)  # from here on it changes
         replies = match.play(int(action))
         state = match.state()
-        self._cache.keep(state_key(state), match)
+        if not match.done:  # a finished run is never continued: nothing to keep
+            self._cache.keep(state_key(state), match, run_data.agent_name)
         extra = replies[0] if len(replies) == 1 else (replies or None)
         message = f"you played {int(action)}"
         if replies:
@@ -307,6 +327,8 @@ class GameEnvironment(Pages, GenericEnvironment):
         )
 
     def get_abandon_outcome(self, run_data):
+        with contextlib.suppress(StateError):  # an abandoned run is never continued
+            self._cache.take(state_key(run_data.state))
         return -1
 
     # -- views ---------------------------------------------------------------------------------

@@ -54,6 +54,7 @@ from .common import (
     StateError,
     check_seed,
     check_state,
+    engine_bytes,
     new_seed,
     plain,
     state_key,
@@ -271,6 +272,11 @@ class Episode:
 
         return png_bytes(self.engine.render(0, "rgb_array"))
 
+    def nbytes(self):
+        """What this episode holds, estimated from above (the live-run cache's measure): its
+        engine's arrays and its actions and rewards so far."""
+        return 2 * engine_bytes(self.engine) + 64 * (len(self.actions) + 1) + 4096
+
     def state(self):
         return {
             "game": self.game,
@@ -317,9 +323,15 @@ class EpisodeEnvironment(Pages, GenericEnvironment):
 
     # -- episodes ------------------------------------------------------------------------------
 
-    def _episode(self, state):
-        """``(key, episode)``: the episode a state is in, from the cache or played again."""
-        return self._cache.find(state, self._replay)
+    def live_limits(self, runs=None, nbytes=None, agent_runs=None, agent_bytes=None):
+        """Bound the live episodes kept between requests (``LiveCache``): ``runs`` and
+        ``nbytes`` in all, ``agent_runs`` and ``agent_bytes`` per agent (None: keep one)."""
+        self._cache.configure(runs, nbytes, agent_runs, agent_bytes)
+
+    def _episode(self, state, agent=None):
+        """``(key, episode)``: the episode a state is in, from the cache or played again (kept
+        as ``agent``'s, where given)."""
+        return self._cache.find(state, self._replay, agent)
 
     def _replay(self, state):
         check_state(state, self.game)
@@ -349,7 +361,7 @@ class EpisodeEnvironment(Pages, GenericEnvironment):
         return state
 
     def get_action_request(self, run_data):
-        _, episode = self._episode(run_data.state)
+        _, episode = self._episode(run_data.state, run_data.agent_name)
         return ActionRequest(
             content={
                 "observation": episode.observation(),
@@ -361,7 +373,7 @@ class EpisodeEnvironment(Pages, GenericEnvironment):
 
     def act(self, action, run_data):
         try:
-            key, episode = self._episode(run_data.state)
+            key, episode = self._episode(run_data.state, run_data.agent_name)
         except StateError as exc:
             return ActionResult.error(f"this run cannot be continued: {exc}")
         action, problem = episode.parse(action)
@@ -370,7 +382,8 @@ class EpisodeEnvironment(Pages, GenericEnvironment):
         self._cache.take(key)  # from here on it changes
         reward = plain(episode.step(action))
         state = episode.state()
-        self._cache.keep(state_key(state), episode)
+        if not episode.done:  # a finished run is never continued: nothing to keep
+            self._cache.keep(state_key(state), episode, run_data.agent_name)
         message = f"reward {reward}"
         outcome = episode.outcome()
         steps = len(episode.actions)
@@ -384,7 +397,8 @@ class EpisodeEnvironment(Pages, GenericEnvironment):
 
     def get_abandon_outcome(self, run_data):
         """The lowest return the run could still reach (see the module)."""
-        _, episode = self._episode(run_data.state)
+        key, episode = self._episode(run_data.state)
+        self._cache.take(key)  # an abandoned run is never continued
         if episode.done:
             return episode.outcome()
         if self._reward_minimum is None:

@@ -29,7 +29,10 @@ def create_app(arena):
 
     @app.errorhandler(ArenaError)
     def _refused(exc):
-        return _error(exc.status, HTTP_STATUS_CODES.get(exc.status, "Error"), exc.message)
+        response = _error(exc.status, HTTP_STATUS_CODES.get(exc.status, "Error"), exc.message)
+        if exc.retry_after is not None:
+            response.headers["Retry-After"] = str(int(exc.retry_after))
+        return response
 
     @app.errorhandler(HTTPException)
     def _http(exc):
@@ -42,7 +45,7 @@ def create_app(arena):
             body = json.loads(data)
         except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
             raise ArenaError(400, f"the body is not JSON: {exc}") from None
-        answer = arena.act(env, body)
+        answer = arena.act(env, body, client=request.remote_addr)
         return Response(json.dumps(answer), mimetype="application/json")
 
     def page(text):

@@ -7,12 +7,11 @@ answered), or, where it is refused or fails, nothing is.
 """
 
 import html
-import importlib
 import json
 import threading
 import time
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from vecenv.aisys.interface import (
     AbbreviatedRunData,
@@ -25,7 +24,8 @@ from vecenv.aisys.interface import (
 )
 
 from . import passwords
-from .database import DEFAULT_DB, open_database
+from .database import DEFAULT_DB, open_database, open_reader
+from .limits import Limits, Throttle
 from .models import AgentRow, EnvironmentRow, RunRow
 from .protocol import MAX_NAME, ArenaError, is_name, parse_request, parse_run_id, shown
 from .ratings import rate
@@ -34,9 +34,14 @@ RECENT_RUNS = 20  # finished runs listed on an environment's and an agent's page
 
 
 def check_name(name, what):
-    if not is_name(name):
+    """``name`` as a new identifier: 1 to MAX_NAME letters, digits, '_', '.' or '-', beginning
+    and ending with a letter or digit (so that no ``alice.`` or ``-alice`` stands beside
+    ``alice`` on a leaderboard); ``add_environment`` and ``add_agent`` also refuse one that
+    differs from an existing name only by case, as game names are refused."""
+    if not is_name(name) or not (name[0].isalnum() and name[-1].isalnum()):
         raise ValueError(
-            f"{what} {name!r} must be 1 to {MAX_NAME} letters, digits, '_', '.' or '-'"
+            f"{what} {name!r} must be 1 to {MAX_NAME} letters, digits, '_', '.' or '-', "
+            "beginning and ending with a letter or digit"
         )
     return name
 
@@ -50,11 +55,13 @@ def load_class(reference):
     module, _, name = reference.partition(":")
     if not module or not name:
         raise ValueError(f"an environment class is 'package.module:Class', got {reference!r}")
+    from vecenv.seats import import_users
+
+    target = import_users(module, reference, "a GenericEnvironment class (package.module:Class)")
     try:
-        target = importlib.import_module(module)
         for part in name.split("."):
             target = getattr(target, part)
-    except (ImportError, AttributeError) as exc:
+    except AttributeError as exc:
         raise ValueError(f"cannot load environment class {reference!r}: {exc}") from None
     return target
 
@@ -63,7 +70,7 @@ class LiveEnvironment:
     """An environment's plugin instance, and the lock that keeps its requests one at a time (the
     plugin keeps live matches between calls and is not thread-safe)."""
 
-    def __init__(self, row):
+    def __init__(self, row, limits=None):
         self.identifier = row.identifier
         env_class = load_class(row.env_class)
         if not (isinstance(env_class, type) and issubclass(env_class, GenericEnvironment)):
@@ -71,6 +78,10 @@ class LiveEnvironment:
         self.env = env_class(EnvInfo(row.display_name, row.identifier), json.loads(row.config))
         self.settings = self.env.settings
         self.lock = threading.Lock()
+        # vecenv's environments keep live runs between requests: bounded by the server's limits
+        # (another plugin keeps what it keeps).
+        if limits is not None and callable(getattr(self.env, "live_limits", None)):
+            self.env.live_limits(**limits.live())
 
 
 def _dump(value):
@@ -80,13 +91,17 @@ def _dump(value):
 class Arena:
     """The arena on the database ``db`` (a SQLite file's path or a SQLAlchemy URL)."""
 
-    def __init__(self, db=DEFAULT_DB):
+    def __init__(self, db=DEFAULT_DB, limits=None):
+        self.limits = Limits() if limits is None else limits
+        self.throttle = Throttle(self.limits.auth_failures, self.limits.auth_window)
         self.engine, self.Session = open_database(db)
+        self._reader, self.Reader = open_reader(self.engine)
         self._live = {}
         self._live_lock = threading.Lock()
 
     def close(self):
         self.engine.dispose()
+        self._reader.dispose()
 
     # -- administration ------------------------------------------------------------------------
 
@@ -109,20 +124,22 @@ class Arena:
         )
         LiveEnvironment(row)  # refuses a class or config that does not make an environment
         with self.Session.begin() as session:
-            if session.get(EnvironmentRow, identifier) is not None:
-                raise ValueError(f"environment {identifier!r} exists already")
+            same = func.lower(EnvironmentRow.identifier) == identifier.lower()
+            other = session.scalars(select(EnvironmentRow.identifier).where(same)).first()
+            if other is not None:
+                raise ValueError(f"environment {other!r} exists already (case aside)")
             session.add(row)
         return self.environment(identifier)
 
     def environment(self, identifier):
-        with self.Session() as session:
+        with self.Reader() as session:
             row = session.get(EnvironmentRow, identifier)
             if row is None:
                 raise ValueError(f"no environment {identifier!r}")
             return _env_dict(row)
 
     def environments(self):
-        with self.Session() as session:
+        with self.Reader() as session:
             rows = session.scalars(select(EnvironmentRow).order_by(EnvironmentRow.identifier))
             return [_env_dict(row) for row in rows]
 
@@ -133,9 +150,11 @@ class Arena:
         live = self._environment(env, ValueError)
         password = passwords.new_password()
         with self.Session.begin() as session:
-            exists = select(AgentRow).where(AgentRow.environment == env, AgentRow.name == name)
-            if session.scalars(exists).first() is not None:
-                raise ValueError(f"agent {name!r} of {env!r} exists already")
+            same = func.lower(AgentRow.name) == name.lower()
+            exists = select(AgentRow.name).where(AgentRow.environment == env, same)
+            other = session.scalars(exists).first()
+            if other is not None:
+                raise ValueError(f"agent {other!r} of {env!r} exists already (case aside)")
             initial = float(live.settings.INITIAL_RATING)
             session.add(
                 AgentRow(
@@ -158,7 +177,7 @@ class Arena:
         if env is not None:
             self._environment(env, ValueError)
             query = query.where(AgentRow.environment == env)
-        with self.Session() as session:
+        with self.Reader() as session:
             rows = list(session.scalars(query))
         signs = {}
         for row in rows:
@@ -189,23 +208,35 @@ class Arena:
             if live is None:
                 row = None
                 if is_name(identifier):  # anything else is no identifier: not looked up
-                    with self.Session() as session:
+                    with self.Reader() as session:
                         row = session.get(EnvironmentRow, identifier)
                 if row is None:
                     what = shown(identifier) if isinstance(identifier, str) else repr(identifier)
                     message = f"no environment {what}"
                     raise (error(message) if error else ArenaError(404, message))
-                live = self._live[identifier] = LiveEnvironment(row)
+                live = self._live[identifier] = LiveEnvironment(row, self.limits)
             return live
 
     # -- an agent's request --------------------------------------------------------------------
 
-    def act(self, env, body):
+    def act(self, env, body, client=None):
         """Answer one protocol-v1 request (a decoded JSON body) to ``/act/<env>``: apply its
         abandons and actions, then send the agent its action requests. Raises ``ArenaError``
-        (nothing stored) where the request is refused."""
+        (nothing stored) where the request is refused. ``client`` (its address, where known)
+        is throttled after repeated failed logins (``limits``): 429 with a retry time."""
         request = parse_request(body)
+        wait = self.throttle.retry_after(client, request.agent)
+        if wait:
+            raise ArenaError(
+                429, f"too many failed logins from this client: retry in {wait} s", wait
+            )
         live = self._environment(env)
+        try:  # before the environment's lock: a wrong password never waits for honest agents
+            self._check_credentials(env, request)
+        except ArenaError as exc:
+            if exc.status == 401:
+                self.throttle.failed(client, request.agent)
+            raise
         with live.lock:
             try:
                 with self.Session.begin() as session:
@@ -217,11 +248,21 @@ class Arena:
                     500, f"the environment failed: {type(exc).__name__}: {exc}"
                 ) from exc
 
+    def _check_credentials(self, env, request):
+        """ArenaError 401 unless the request names an agent of ``env`` with its password."""
+        with self.Reader() as session:
+            agent = _agent_row(session, env, request.agent)
+            stored = None if agent is None else agent.password_hash
+        if stored is None:
+            raise ArenaError(401, f"unknown agent {request.agent!r} in {env!r}")
+        if not passwords.check_password(request.pwd, stored):
+            raise ArenaError(401, "wrong password")
+
     # -- what the pages show -------------------------------------------------------------------
 
     def view_env(self, env):
         live = self._environment(env)
-        with self.Session() as session:
+        with self.Reader() as session:
             rows = session.scalars(select(AgentRow).where(AgentRow.environment == env))
             agents = [_summary(session, row) for row in rows]
             recent = _recent(session, RunRow.environment == env)
@@ -230,7 +271,7 @@ class Arena:
 
     def view_agent(self, env, name):
         live = self._environment(env)
-        with self.Session() as session:
+        with self.Reader() as session:
             row = _agent_row(session, env, name) if is_name(name) else None
             if row is None:
                 raise ArenaError(404, f"no agent {shown(name)} in {env!r}")
@@ -242,7 +283,7 @@ class Arena:
         """The page of run ``run_id`` (its identifier as the URL spells it)."""
         live = self._environment(env)
         number = parse_run_id(run_id)
-        with self.Session() as session:
+        with self.Reader() as session:
             run = session.get(RunRow, number) if number is not None else None
             if run is None or run.environment != env:
                 raise ArenaError(404, f"no run {shown(run_id)} in {env!r}")

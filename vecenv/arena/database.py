@@ -28,6 +28,30 @@ def open_database(db=DEFAULT_DB):
     return engine, sessionmaker(engine, expire_on_commit=False)
 
 
+def open_reader(engine):
+    """``(engine, Session)`` for reads that never wait for a writer: on SQLite a second engine
+    whose transactions begin deferred (with write-ahead logging a reader sees the last commit
+    while a writer works; the writers' ``BEGIN IMMEDIATE`` would make a login check wait for
+    another environment's request), elsewhere the same engine."""
+    memory = engine.url.database in (None, "", ":memory:")  # a second engine: another database
+    if engine.dialect.name != "sqlite" or memory:
+        return engine, sessionmaker(engine, expire_on_commit=False)
+    reader = create_engine(engine.url, connect_args={"timeout": 30})
+
+    @event.listens_for(reader, "connect")
+    def _connect(dbapi_connection, _record):
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(reader, "begin")
+    def _begin(connection):
+        connection.exec_driver_sql("BEGIN")
+
+    return reader, sessionmaker(reader, expire_on_commit=False)
+
+
 def _sqlite_transactions(engine):
     """SQLite as a server needs it: write-ahead logging (readers never wait for the writer), and
     each transaction taking the write lock when it begins, so two requests never both read and

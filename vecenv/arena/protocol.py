@@ -32,10 +32,11 @@ MAX_PASSWORD = 200  # characters; the arena's passwords have 43
 class ArenaError(Exception):
     """A request the arena refuses: the HTTP status and a message saying why."""
 
-    def __init__(self, status, message):
+    def __init__(self, status, message, retry_after=None):
         super().__init__(message)
         self.status = status
         self.message = message
+        self.retry_after = retry_after  # seconds, for a 429's Retry-After
 
 
 def bad_request(message):

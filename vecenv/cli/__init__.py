@@ -16,8 +16,10 @@ comparison. Errors in what was asked for print one line and exit with status 2.
 """
 
 import argparse
+import contextlib
 import os
 import sys
+import warnings
 
 from vecenv.extras import MissingExtra
 
@@ -28,10 +30,17 @@ from .common import PROG, CliError
 COMMANDS = (listing, train, bench, play, tournament, arena, game, warm)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, its usage errors said in one line (the usage itself is ``--help``'s),
+    as every other error of the command line is."""
+
+    def error(self, message):
+        message = " ".join(message.split())
+        self.exit(2, f"{self.prog}: error: {message} (usage: {self.prog} --help)\n")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
-        prog=PROG, description="Vectorized RL environments on numba kernels."
-    )
+    parser = Parser(prog=PROG, description="Vectorized RL environments on numba kernels.")
     from vecenv import __version__
 
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
@@ -43,7 +52,16 @@ def build_parser():
 
 
 def main(argv=None):
-    """Run the command line with ``argv`` (default: sys.argv[1:]); return the exit status."""
+    """Run the command line with ``argv`` (default: sys.argv[1:]); return the exit status: 0,
+    1 where a check or a run failed (or vecenv itself did), 2 for what was asked (a usage
+    error, a bad value, a file that is not what it should be), 130 on Ctrl-C. Every error is
+    one line on stderr; ``VECENV_TRACEBACK=1`` shows an unexpected one's traceback instead."""
+    with warnings.catch_warnings():
+        warnings.showwarning = _one_line_warning
+        return _main(argv)
+
+
+def _main(argv):
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -54,7 +72,7 @@ def main(argv=None):
         return args.func(args, out)
     except (CliError, MissingExtra) as e:
         out.flush()
-        print(f"{PROG} {args.command}: error: {e}", file=sys.stderr)
+        print(f"{PROG} {args.command}: error: {one_line(e)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(file=sys.stderr)
@@ -63,3 +81,30 @@ def main(argv=None):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except Exception as e:  # a failure no command foresaw: still one line, no traceback
+        if os.environ.get(TRACEBACK_VARIABLE):
+            raise
+        out.flush()
+        print(
+            f"{PROG} {args.command}: error: {type(e).__name__}: {one_line(e)} "
+            f"({TRACEBACK_VARIABLE}=1 shows where)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+TRACEBACK_VARIABLE = "VECENV_TRACEBACK"
+MESSAGE_LIMIT = 2000  # characters of an error's line (a message quoting a huge value is cut)
+
+
+def one_line(error):
+    """An error's message as one line of at most ``MESSAGE_LIMIT`` characters."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    """Warnings (a game folder left out, ...) as one line each, without the source line."""
+    stream = sys.stderr if file is None else file
+    with contextlib.suppress(OSError):
+        stream.write(f"{PROG}: warning: {one_line(message)}\n")

@@ -19,15 +19,17 @@ from .common import (
     positive_int,
     run_folder,
     seed,
+    stop_on_sigterm,
     unit_interval,
 )
 from .play import parse_config
-from .ppo import DEFAULT_RUNS, _need_torch, _wrote
+from .ppo import DEFAULT_RUNS, _need_torch, _wrote, keep_checkpoints_option, stopped_status
 
 
 def cmd_alphazero(args, out):
     _need_torch("AlphaZero")
     from vecenv import alphazero, registry
+    from vecenv.seats import check_agent
 
     try:
         game = registry.resolve(args.env)
@@ -69,6 +71,10 @@ def cmd_alphazero(args, out):
     values = {k: v for k, v in values.items() if v is not None}
     try:
         config = alphazero.AlphaZeroConfig(**values)
+        # Opponents named here must be the game's: the defaults the game lacks are skipped,
+        # but a name given by hand and never played would be a silent typo.
+        for opponent in values.get("opponents", ()):
+            check_agent(game, opponent)
     except ValueError as e:
         raise CliError(str(e)) from None
     default_dir = os.path.join(DEFAULT_RUNS, f"alphazero-{game}-{config.seed}")
@@ -101,11 +107,20 @@ def cmd_alphazero(args, out):
             print(f"    the best so far (score {run.best[1]:.3f}): best.pt", file=out, flush=True)
 
     try:
-        run = alphazero.train(game, config, run_dir, on_iteration=on_iteration, **configuration)
+        with stop_on_sigterm() as stopped:
+            run = alphazero.train(
+                game,
+                config,
+                run_dir,
+                on_iteration=on_iteration,
+                keep_checkpoints=args.keep_checkpoints,
+                **configuration,
+            )
     except ValueError as e:
         raise CliError(str(e)) from None
     if run.interrupted:
-        print(f"interrupted after {len(run.rows)} iterations; saving what was learned", file=out)
+        how = "stopped (SIGTERM)" if stopped else "interrupted"
+        print(f"{how} after {len(run.rows)} iterations; saving what was learned", file=out)
     print(
         f"{len(run.rows)} iterations, {run.games:,} games, {run.positions:,} positions "
         f"in {run.seconds:.1f} s",
@@ -113,7 +128,7 @@ def cmd_alphazero(args, out):
     )
     best = ("best.pt",) if run.best is not None else ()
     _wrote(run_dir, ("model.pt", *best, "curve.csv", "run.json", "curve.png"), run.plotted, out)
-    return 130 if run.interrupted else 0
+    return stopped_status(run.interrupted, stopped)
 
 
 def add_parser(kinds):
@@ -155,6 +170,7 @@ def add_parser(kinds):
     p.add_argument("--eval-simulations", type=positive_int, help="the player's simulations (64)")
     p.add_argument("--opponents", help="comma-separated (random,negamax,mcts:200)")
     p.add_argument("--checkpoint-every", type=count, help="iterations between checkpoints")
+    keep_checkpoints_option(p)
     p.add_argument("--seed", type=seed, default=1, help="seed of the run (1)")
     p.add_argument("--torch-threads", type=positive_int, help="PyTorch's threads (1)")
     p.add_argument(

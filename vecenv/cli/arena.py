@@ -10,20 +10,78 @@ vecenv arena play --config agent.json --agent random [--runs 100]
 ```
 """
 
+import argparse
 import json
+import os
 
 from vecenv import extras
 
-from .common import CliError, Progress, positive_int, print_table
+from .common import (
+    CliError,
+    Progress,
+    _number,
+    check_output_file,
+    port,
+    positive_float,
+    positive_int,
+    print_table,
+    seed,
+)
 
 DEFAULT_URL = "http://127.0.0.1:8000"
+MAX_THREADS = 256
+LIMIT_FLAGS = (
+    "live_runs",
+    "live_bytes",
+    "agent_live_runs",
+    "agent_live_bytes",
+    "auth_failures",
+    "auth_window",
+)
+threads = _number(int, 1, MAX_THREADS, what="an integer")
 
 
-def _arena(args):
+def size(text):
+    """An argparse type: bytes, with an optional K, M, G or T suffix."""
+    from vecenv.memory import parse_size
+
+    try:
+        return parse_size(text, "a size")
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _arena(args, limits=None):
     extras.require("arena", "the arena")
     from vecenv.arena import Arena
 
-    return Arena(args.db)
+    try:
+        return Arena(args.db, limits)
+    except Exception as e:  # SQLAlchemy's and its drivers' errors: one line, not a traceback
+        raise CliError(f"--db {args.db}: {_database_problem(e)}") from None
+
+
+def _database_problem(error):
+    """One line on why the database ``--db`` names cannot be opened."""
+    text = str(getattr(error, "orig", None) or error).strip().splitlines()
+    text = text[0] if text else type(error).__name__
+    if isinstance(error, ImportError) or "No module named" in text:
+        return f"its database driver is not installed ({text}); e.g. pip install 'psycopg[binary]'"
+    if type(error).__name__ == "NoSuchModuleError":
+        return f"no database of that kind ({text}): a SQLite file or an SQLAlchemy URL"
+    if type(error).__name__ == "ArgumentError":
+        return f"not an SQLAlchemy URL ({text})"
+    return f"cannot open the database: {text[:300]}"
+
+
+def _limits(args):
+    from vecenv.arena.limits import Limits
+
+    values = {name: getattr(args, name, None) for name in LIMIT_FLAGS}
+    try:
+        return Limits(**{k: v for k, v in values.items() if v is not None})
+    except ValueError as e:
+        raise CliError(str(e)) from None
 
 
 def _json(text, what):
@@ -31,10 +89,12 @@ def _json(text, what):
         return json.loads(text)
     except ValueError as e:
         raise CliError(f"{what} must be JSON: {e}") from None
+    except RecursionError:
+        raise CliError(f"{what} is nested too deep") from None
 
 
 def cmd_serve(args, out):
-    arena = _arena(args)
+    arena = _arena(args, _limits(args))
     from vecenv.arena.app import serve
 
     def ready(port):
@@ -43,7 +103,11 @@ def cmd_serve(args, out):
 
     limits = {"connection_limit": args.connection_limit, "channel_timeout": args.channel_timeout}
     limits = {name: value for name, value in limits.items() if value is not None}
-    serve(arena, args.host, args.port, threads=args.threads, ready=ready, **limits)
+    try:
+        serve(arena, args.host, args.port, threads=args.threads, ready=ready, **limits)
+    except (OSError, ValueError) as e:  # the address is taken, not this machine's, malformed
+        why = getattr(e, "strerror", None) or e
+        raise CliError(f"cannot listen on {args.host}:{args.port}: {why}") from None
     return 0
 
 
@@ -83,6 +147,14 @@ def cmd_env_list(args, out):
 
 
 def cmd_agent_add(args, out):
+    from vecenv.arena.client import check_url
+
+    try:  # before the agent is added: its password is shown once, where it goes
+        check_url(args.url)
+    except ValueError as e:
+        raise CliError(f"--url: {e}") from None
+    if args.out:
+        check_output_file(args.out, "--out")
     arena = _arena(args)
     env = args.env
     if env is None:
@@ -96,8 +168,15 @@ def cmd_agent_add(args, out):
         raise CliError(str(e)) from None
     text = json.dumps(config, indent=2)
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
+        # The config holds the agent's password: readable by its owner only (an existing file
+        # is emptied and made so before the password is written into it).
+        try:
+            fd = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.fchmod(fd, 0o600)
+            with open(fd, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+        except OSError as e:
+            raise CliError(f"--out {args.out!r}: {e.strerror or e}") from None
         print(f"agent {args.name} of {env}: config written to {args.out}", file=out)
     else:
         print(text, file=out)
@@ -163,9 +242,11 @@ def cmd_play(args, out):
             parallel_runs=not args.sequential,
             progress=lambda done, total: progress.update(done),
             on_message=on_message,
+            timeout=args.timeout,
+            max_answer=args.max_answer,
         )
     except client.ClientError as e:
-        raise CliError(f"the arena refused: {e}") from None
+        raise CliError(f"the arena refused: {e}" if e.status else str(e)) from None
     finally:
         progress.clear()
     values = [v for v in outcomes.values() if isinstance(v, int | float)]
@@ -176,11 +257,14 @@ def cmd_play(args, out):
         file=out,
     )
     for message in errors[:5]:
-        print(f"  refused in run {message.get('run')}: {message.get('content')}", file=out)
+        run, content = (client.one_line(message.get(k), 200) for k in ("run", "content"))
+        print(f"  refused in run {run}: {content}", file=out)
     return 0
 
 
 def add_parser(sub):
+    from vecenv.arena.client import MAX_ANSWER, TIMEOUT  # the standard library's only
+
     arena = sub.add_parser(
         "arena",
         help="an AISysProj arena: serve it, add environments and agents, play on it",
@@ -198,8 +282,28 @@ def add_parser(sub):
 
     serve = with_db(commands.add_parser("serve", help="serve the arena over HTTP"))
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="port (8000; 0 picks a free one)")
-    serve.add_argument("--threads", type=int, default=8, help="request threads (8)")
+    serve.add_argument(
+        "--port", type=port, default=8000, help="port in [0, 65535] (8000; 0 picks a free one)"
+    )
+    serve.add_argument(
+        "--threads", type=threads, default=8, help=f"request threads (8; at most {MAX_THREADS})"
+    )
+    serve.add_argument(
+        "--live-runs", type=positive_int, help="live runs kept between requests, in all (1024)"
+    )
+    serve.add_argument(
+        "--live-bytes", type=size, help="their bytes, in all (256M; K, M, G suffixes)"
+    )
+    serve.add_argument("--agent-live-runs", type=positive_int, help="live runs per agent (64)")
+    serve.add_argument("--agent-live-bytes", type=size, help="their bytes, per agent (64M)")
+    serve.add_argument(
+        "--auth-failures",
+        type=positive_int,
+        help="failed logins of a client within --auth-window before it is answered 429 (20)",
+    )
+    serve.add_argument(
+        "--auth-window", type=positive_float, help="seconds failed logins are counted over (60)"
+    )
     serve.add_argument(
         "--connection-limit",
         type=positive_int,
@@ -248,8 +352,20 @@ def add_parser(sub):
         "file.py (its get_action), module:function, or policy.pt (saved by vecenv train ppo)",
     )
     play.add_argument("--game", help="the game of a built-in agent (default: the env's name)")
-    play.add_argument("--runs", type=int, default=100, help="runs to finish (100)")
+    play.add_argument("--runs", type=positive_int, default=100, help="runs to finish (100)")
     play.add_argument("--sequential", action="store_true", help="one run at a time")
-    play.add_argument("--seed", type=int, help="seed of the random agent")
+    play.add_argument("--seed", type=seed, help="seed of the random agent")
+    play.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=TIMEOUT,
+        help="seconds an answer may take in all (60)",
+    )
+    play.add_argument(
+        "--max-answer",
+        type=size,
+        default=MAX_ANSWER,
+        help="the most bytes of an answer (64M; K, M, G suffixes)",
+    )
     play.set_defaults(func=cmd_play)
     return arena

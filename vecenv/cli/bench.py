@@ -37,6 +37,10 @@ from .train import sample
 DEFAULT_SECONDS = 0.3
 WARMUP = 3
 SYNC_ENV_STEPS = 20_000  # bound on a SyncVectorEnv run in --steps mode: it is slow
+# The most environments of a SyncVectorEnv (a Python object each) measured beside ours: past
+# it gymnasium's side is left out ("-"), so a large --num-envs cannot take the machine's memory
+# in Python objects (ours are checked against the memory budget).
+SYNC_MAX_ENVS = 2**14
 CALIBRATE_SECONDS = 0.05
 
 
@@ -250,22 +254,26 @@ def cmd_bench(args, out):
     theirs = []
     for done, n in enumerate(ns):
         progress.update(done, f"N={n}", force=True)
-        targets, steps = {}, {}
+        targets, steps, made = {}, {}, []
         try:
-            if mode is not None:
+            # Ours first: their sizes are checked against the memory budget before gymnasium
+            # is asked for as many environments.
+            for t in threads:
+                try:
+                    made.append(make_ours(spec, n, t, args.seed, args.device, args.precision))
+                except (ValueError, RuntimeError) as e:
+                    raise CliError(str(e)) from None
+            if mode is not None and not (mode == "sync" and n > SYNC_MAX_ENVS):
                 targets["gym"] = make_theirs(gym_id, mode, n, args.seed)
                 steps["gym"] = args.steps
                 if args.steps is not None and mode == "sync":
                     steps["gym"] = min(args.steps, max(WARMUP, SYNC_ENV_STEPS // n))
-            for t in threads:
-                try:
-                    targets[t] = make_ours(spec, n, t, args.seed, args.device, args.precision)
-                except (ValueError, RuntimeError) as e:
-                    raise CliError(str(e)) from None
+            for t, target in zip(threads, made, strict=True):
+                targets[t] = target
                 steps[t] = args.steps
             rates = measure(targets, n, steps, seconds, args.repeats)
         finally:
-            for target in targets.values():
+            for target in {id(x): x for x in (*made, *targets.values())}.values():
                 target.close()
         theirs_rate = rates.get("gym")
         theirs.append(theirs_rate)

@@ -1,9 +1,11 @@
 """What the commands share: the one-line error, the progress bar, tables, ``--env`` names."""
 
 import argparse
+import contextlib
 import math
 import os
 import shutil
+import signal
 import sys
 import time
 
@@ -76,6 +78,37 @@ non_negative_float = _number(float, 0, what="a number")
 discount = _number(float, 0, 1, low_included=False, what="a number")
 finite_float = _number(float, -math.inf, what="a number")
 unit_interval = _number(float, 0, 1, what="a number")
+port = _number(int, 0, 65535, what="a port")
+
+
+# -- stopping a run ------------------------------------------------------------------------------
+
+SIGTERM_STATUS = 128 + signal.SIGTERM  # the shell's status of a process a SIGTERM ended
+
+
+@contextlib.contextmanager
+def stop_on_sigterm():
+    """SIGTERM (a scheduler's or a container's stop, ``kill``) ends a run as Ctrl-C does: the run
+    stops where it is and saves what it learned. Yields a list that holds the signal once one
+    came; further SIGTERMs while the run saves are ignored. Outside the main thread (where no
+    handler can be set) it does nothing."""
+    came = []
+
+    def stop(signum, frame):
+        if came:
+            return
+        came.append(signum)
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread
+        yield came
+        return
+    try:
+        yield came
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 # -- output paths: checked before any work, so a run is not lost to a typo in where it goes ------

@@ -1,6 +1,7 @@
 """``vecenv new`` and ``vecenv check``: write a game folder to start from, hold a game to the
 contract (``vecenv.testing``)."""
 
+import math
 import os
 
 from .common import CliError
@@ -45,10 +46,15 @@ def cmd_new(args, out):
         folder = scaffold.write_game(args.name, args.dir, args.agents)
     except (ValueError, FileExistsError) as exc:
         raise CliError(str(exc)) from None
+    except OSError as exc:  # a folder that cannot be made there (no parent, no permission)
+        where = os.path.join(args.dir, args.name)
+        raise CliError(f"cannot write {where}: {exc.strerror or exc}") from None
     print(f"wrote {folder}{os.sep}", file=out)
     for path in sorted(folder.iterdir()):
         print(f"  {path.name}", file=out)
-    print(f"next: pytest {folder}   and   vecenv check {folder}", file=out)
+    # A path with a separator, so that vecenv check takes it for the folder it is.
+    shown = folder if os.sep in str(folder) else os.path.join(os.curdir, folder)
+    print(f"next: pytest {folder}   and   vecenv check {shown}", file=out)
     return 0
 
 
@@ -56,15 +62,15 @@ def cmd_check(args, out):
     from vecenv import guarded_check, testing
 
     timeout = guarded_check.DEFAULT_TIMEOUT if args.timeout is None else args.timeout
-    if not timeout > 0:
+    if not 0 < timeout < math.inf:
         raise CliError(f"--timeout must be a positive number of seconds, got {timeout:g}")
     unknown = [c for c in args.only or () if c not in testing.CHECKS]
     if unknown:
         raise CliError(f"no check {unknown[0]!r}; checks: {', '.join(testing.CHECKS)}")
-    try:
-        game = testing.named(args.game)
+    try:  # nothing of a game folder runs here: the checks' child process registers it
+        game, _ = guarded_check.game_name(args.game)
     except ValueError as exc:  # an unknown name, or a folder that is no game (GameError)
         raise CliError(str(exc)) from None
-    results = guarded_check.run_checks(game, args.only, timeout)
+    results = guarded_check.run_checks(args.game, args.only, timeout)
     print(testing.table(game, results), file=out)
     return 1 if any(r.status == "fail" for r in results) else 0

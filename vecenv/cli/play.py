@@ -30,6 +30,19 @@ def parse_config(items):
     return config
 
 
+def checked_configuration(game, items):
+    """``parse_config(items)``, checked against ``game``'s spec now (CliError naming the key),
+    before any agent is made or match played."""
+    from vecenv import registry
+
+    configuration = parse_config(items)
+    try:
+        registry.get_spec(game).resolve_configuration(configuration)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    return configuration
+
+
 def cmd_play(args, out):
     from vecenv import registry, selfplay, tournament
 
@@ -45,6 +58,7 @@ def cmd_play(args, out):
                 f"--replay-match must be in [0, {args.matches}), got {args.replay_match}"
             )
         check_output_file(args.replay, "--replay")
+    configuration = checked_configuration(game, args.config)
     if args.ray:
         connect_ray(args.ray)
     progress = Progress(args.matches, "matches")
@@ -59,7 +73,7 @@ def cmd_play(args, out):
             keep_actions=bool(args.replay),
             progress=lambda done, total: progress.update(done),
             cluster=bool(args.ray),
-            **parse_config(args.config),
+            **configuration,
         )
     except (ValueError, ImportError) as e:
         raise CliError(str(e)) from None

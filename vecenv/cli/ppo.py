@@ -17,6 +17,7 @@ import os
 from vecenv import extras
 
 from .common import (
+    SIGTERM_STATUS,
     CliError,
     Progress,
     count,
@@ -29,6 +30,7 @@ from .common import (
     resolve_env,
     run_folder,
     seed,
+    stop_on_sigterm,
     unit_interval,
 )
 from .episodes import episode_options, play_episodes
@@ -144,21 +146,24 @@ def cmd_ppo(args, out):
     print(f"measured by the {config.metric_label}", file=out)
     report = ProgressLines(config.total_steps, out)
     try:
-        run, _ = ppo.train(
-            name,
-            config,
-            run_dir,
-            threshold=stop_at,
-            target=target,
-            backend=backend,
-            on_rollout=report,
-            checkpoint_every=args.checkpoint_every,
-            precision=args.precision,
-        )
+        with stop_on_sigterm() as stopped:
+            run, _ = ppo.train(
+                name,
+                config,
+                run_dir,
+                threshold=stop_at,
+                target=target,
+                backend=backend,
+                on_rollout=report,
+                checkpoint_every=args.checkpoint_every,
+                precision=args.precision,
+                keep_checkpoints=args.keep_checkpoints,
+            )
     except ValueError as e:
         raise CliError(str(e)) from None
     if run.interrupted:
-        print(f"interrupted at {run.steps:,} steps; saving what was learned", file=out)
+        how = "stopped (SIGTERM)" if stopped else "interrupted"
+        print(f"{how} at {run.steps:,} steps; saving what was learned", file=out)
     unit = f"segments of {config.segment:,} steps" if config.segment else "episodes"
     print(
         f"{run.steps:,} steps in {run.seconds:.1f} s ({run.steps_per_second:,.0f} steps/s, "
@@ -173,7 +178,15 @@ def cmd_ppo(args, out):
         else:
             print(f"did not reach {target:g}", file=out)
     _wrote(run_dir, ("policy.pt", "curve.csv", "run.json", "curve.png"), run.plotted, out)
-    return 130 if run.interrupted else 0
+    return stopped_status(run.interrupted, stopped)
+
+
+def stopped_status(interrupted, stopped):
+    """A run's exit status: 0, or as the signal that ended it early would (130 Ctrl-C, 143
+    SIGTERM), after what it learned was saved."""
+    if not interrupted:
+        return 0
+    return SIGTERM_STATUS if stopped else 130
 
 
 def _check_device(args, whose):
@@ -265,6 +278,18 @@ class ProgressLines:
             file=self.out,
             flush=True,
         )
+
+
+def keep_checkpoints_option(parser):
+    from vecenv.checkpoints import KEEP_CHECKPOINTS
+
+    parser.add_argument(
+        "--keep-checkpoints",
+        type=count,
+        default=KEEP_CHECKPOINTS,
+        metavar="K",
+        help=f"keep the latest K periodic checkpoints ({KEEP_CHECKPOINTS}; 0: every one)",
+    )
 
 
 def _selfplay(args, out, game, config, run_dir):
@@ -387,6 +412,7 @@ def add_parsers(kinds):
     ppo.add_argument(
         "--checkpoint-every", type=count, default=0, help="updates between checkpoints"
     )
+    keep_checkpoints_option(ppo)
     ppo.add_argument(
         "--run-dir",
         help=f"where the run goes (default {DEFAULT_RUNS}/ENV-SEED, or ENV-SEED-run2, ... where "
@@ -405,7 +431,7 @@ def add_parsers(kinds):
         choices=("cpu", "cuda"),
         default="cpu",
         help="cuda: the game and the network on the GPU, no host copy in the loop (one-agent "
-        "games with discrete actions; needs vecenv[cuda] and an NVIDIA GPU)",
+        "games with discrete actions; needs the cuda extra and an NVIDIA GPU)",
     )
     ppo.set_defaults(func=cmd_ppo)
 

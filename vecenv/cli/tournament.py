@@ -9,7 +9,7 @@ from .common import (
     seed,
     two_agent_games,
 )
-from .play import parse_config
+from .play import checked_configuration
 
 
 def cmd_tournament(args, out):
@@ -23,6 +23,7 @@ def cmd_tournament(args, out):
         raise CliError(f"--html writes FILE.html, got {args.html!r}")
     if args.html:  # checked now: a bad path must not cost the matches
         check_output_file(args.html, "--html")
+    configuration = checked_configuration(game, args.config)
     if args.ray:
         connect_ray(args.ray)
     k = len(args.agents)
@@ -36,7 +37,7 @@ def cmd_tournament(args, out):
             cluster=bool(args.ray),
             num_threads=args.threads,
             progress=lambda done, total: progress.update(done),
-            **parse_config(args.config),
+            **configuration,
         )
     except (ValueError, ImportError) as e:
         raise CliError(str(e)) from None

@@ -19,6 +19,8 @@ try:
 except ImportError as e:
     raise extras.error("train", "vecenv.ppo (the PPO trainer)", ["torch"]) from e
 
+from vecenv.checkpoints import KEEP_CHECKPOINTS, Rotation
+
 from .checkpoint import Policy, load, save
 from .curves import plot, try_plot, write_csv
 from .trainer import PPOConfig, Run, Trainer
@@ -63,12 +65,15 @@ def train(
     checkpoint_every=0,
     target=None,
     precision="float64",
+    keep_checkpoints=KEEP_CHECKPOINTS,
 ):
     """Train on ``env_id`` (stopping at ``threshold``, watching ``target``: see
     ``Trainer.run``); with ``run_dir``, write ``policy.pt``, ``checkpoint_<steps>.pt`` every
-    ``checkpoint_every`` updates, ``curve.csv``, ``curve.png`` and ``run.json`` there, also
-    when Ctrl-C ends the run early (``Run.interrupted``). ``precision``: vecenv's rules in
-    float64 (default) or float32 (docs/precision.md). Returns (Run, trainer)."""
+    ``checkpoint_every`` updates (the latest ``keep_checkpoints`` kept; 0: all), ``curve.csv``,
+    ``curve.png`` and ``run.json`` there, also when Ctrl-C ends the run early
+    (``Run.interrupted``). ``precision``: vecenv's rules in float64 (default) or float32
+    (docs/precision.md). Returns (Run, trainer)."""
+    rotation = Rotation(keep_checkpoints)
     env = vector_env(env_id, config.num_envs, backend, precision=precision)
     try:
         trainer = Trainer(env, config)
@@ -76,12 +81,9 @@ def train(
 
         def checkpoint(iteration):
             steps = iteration * config.batch_size
-            save(
-                os.path.join(run_dir, f"checkpoint_{steps}.pt"),
-                trainer.policy,
-                name,
-                config.to_dict(),
-            )
+            path = os.path.join(run_dir, f"checkpoint_{steps}.pt")
+            save(path, trainer.policy, name, config.to_dict())
+            rotation.wrote(path)
 
         if run_dir is not None:
             os.makedirs(run_dir, exist_ok=True)

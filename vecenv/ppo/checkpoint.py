@@ -5,12 +5,12 @@ the environment it was trained on, both spaces described as dicts, the hidden si
 hyper-parameters and the weights. ``load`` gives a ``Policy``, which plays greedily by default.
 """
 
-import pickle
-
 import numpy as np
 import torch
 
-from .network import ActorCritic, describe, flatten, space_from
+from vecenv import checkpoints
+
+from .network import ActorCritic, describe, flatten, space_from, state_shapes
 
 FORMAT = "vecenv.ppo/1"
 
@@ -33,26 +33,43 @@ def save(path, network, env_id, config=None, **extra):
 
 
 def load(path, game=None):
-    """The ``Policy`` saved at ``path``; a file that is no checkpoint is a ValueError, and so is
-    one trained on another game than ``game`` (where given)."""
-    try:
-        data = torch.load(path, weights_only=True, map_location="cpu")
-    except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as e:
-        raise ValueError(f"{path}: not a vecenv PPO checkpoint ({e})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+    """The ``Policy`` saved at ``path``; a file that is no checkpoint is a ValueError naming it,
+    and so is one trained on another game than ``game`` (where given). What the file declares
+    is checked against bounds and against the weights it carries before the network is made
+    (``vecenv.checkpoints``)."""
+    return from_data(checkpoints.read(path, "PPO"), path, game)
+
+
+def from_data(data, path, game=None):
+    """``load``'s ``Policy`` from the data of the file ``path`` (``checkpoints.read``'s)."""
+    if data.get("format") != FORMAT:
         raise ValueError(f"{path}: not a vecenv PPO checkpoint (format {FORMAT})")
+    env_id = checkpoints.field(path, data, "env", "PPO", str)
+    if game is not None and game_of(env_id) != game_of(game):
+        raise ValueError(
+            f"{path} was trained on {env_id}, so it cannot play {game}; "
+            f"train one on {game} (vecenv train ppo --env {game})"
+        )
+    observation = checkpoints.field(path, data, "observation_space", "PPO", dict)
+    action = checkpoints.field(path, data, "action_space", "PPO", dict)
+    try:
+        hidden = checkpoints.check_hidden(data.get("hidden"), "its hidden sizes")
+        shapes = state_shapes(observation, action, hidden, bool(data.get("norm_obs", False)))
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+    checkpoints.check_weights(path, data.get("weights"), shapes)
     network = ActorCritic(
         space_from(data["observation_space"]),
         space_from(data["action_space"]),
-        data["hidden"],
+        hidden,
         norm_obs=bool(data.get("norm_obs", False)),
     )
     network.load_state_dict(data["weights"])
     network.eval()
-    policy = Policy(network, data["env"], data.get("config", {}), data.get("extra", {}))
-    if game is not None:
-        policy.check_game(game, path)
-    return policy
+    config, extra = data.get("config"), data.get("extra")
+    config = config if isinstance(config, dict) else {}
+    extra = extra if isinstance(extra, dict) else {}
+    return Policy(network, env_id, config, extra)
 
 
 def game_of(env_id):

@@ -31,7 +31,7 @@ from .checkpoint import Policy, save
 from .compiled import CompiledPolicy
 from .compiled_update import CompiledUpdate
 from .curves import try_plot
-from .network import ActorCritic, flatten, one_hot_space
+from .network import ActorCritic, check_size, flatten, one_hot_space
 from .trainer import update
 
 
@@ -76,6 +76,13 @@ class LeagueTrainer:
         self.obs_space = self.env.single_observation_space
         if config.one_hot_obs:  # a board's cells one-hot, as the one-agent trainer does
             self.obs_space = one_hot_space(self.obs_space)
+        check_size(
+            self.obs_space,
+            self.env.single_action_space,
+            config.hidden,
+            config.batch_size,
+            copies=max_snapshots,
+        )
         self.policy = ActorCritic(self.obs_space, self.env.single_action_space, config.hidden)
         self.optimizer = torch.optim.Adam(
             self.policy.parameters(), lr=config.learning_rate, eps=1e-5

@@ -13,6 +13,9 @@ from gymnasium import spaces
 from torch import nn
 from torch.distributions import Categorical, Normal
 
+from vecenv import memory
+from vecenv.checkpoints import check_budget, mlp_shapes, parameters
+
 MASKED_LOGIT = -1e9  # a logit no legal move reaches: masked moves get probability 0
 LEGAL = "legal"  # a Dict observation's field of legal moves (a bool per Discrete action)
 
@@ -59,6 +62,139 @@ def space_from(desc):
     if kind == "dict":
         return spaces.Dict({k: space_from(d) for k, d in desc["fields"]})
     raise ValueError(f"unknown space kind {kind!r}")
+
+
+MAX_FEATURES = 2**24  # the most inputs (or actions) a saved network's spaces may declare
+MAX_FIELDS = 1024  # the most fields of a Dict space, nested at most MAX_NESTING deep
+MAX_NESTING = 8
+_DTYPES = {
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+}
+
+
+def described_size(desc, what="the observation space", depth=0):
+    """The flattened size of the space ``desc`` (``describe``'s output, as a checkpoint file
+    carries it) without making the space, or ValueError unless it is a well-formed description
+    within the bounds above (``space_from`` then makes it safely)."""
+
+    def fail(why):
+        raise ValueError(f"{what} is malformed: {why}")
+
+    def count(value, low, high, name):
+        if not is_int(value) or not low <= value <= high:
+            fail(f"{name} must be an integer in [{low}, {high}]")
+        return int(value)
+
+    if not isinstance(desc, dict) or depth > MAX_NESTING:
+        fail("not a space description" if depth <= MAX_NESTING else "nested too deep")
+    kind = desc.get("kind")
+    if kind == "discrete":
+        count(desc.get("start"), -(2**62), 2**62, "start")
+        return count(desc.get("n"), 1, MAX_FEATURES, "n")
+    if kind in ("box", "multidiscrete"):
+        shape = desc.get("shape")
+        if not isinstance(shape, list) or len(shape) > 32:
+            fail("its shape is no list of sizes")
+        cells = 1
+        for d in shape:
+            cells *= count(d, 0, MAX_FEATURES, "a size")
+        if cells > MAX_FEATURES:
+            fail(f"{cells:,} entries, over {MAX_FEATURES:,}")
+        keys = ("low", "high") if kind == "box" else ("nvec", "start")
+        for key in keys:
+            values = desc.get(key)
+            if not isinstance(values, list) or len(values) != cells:
+                fail(f"{key} must be a list of {cells} numbers")
+            if not all(isinstance(v, (int, float)) for v in values):
+                fail(f"{key} must be numbers")
+        if kind == "box":
+            if desc.get("dtype") not in _DTYPES:
+                fail(f"dtype must be one of {', '.join(sorted(_DTYPES))}")
+            return cells
+        total = sum(count(n, 1, MAX_FEATURES, "nvec") for n in desc["nvec"])
+        for v in desc["start"]:
+            count(v, -(2**62), 2**62, "start")
+        if total > MAX_FEATURES:
+            fail(f"{total:,} one-hot features, over {MAX_FEATURES:,}")
+        return total
+    if kind == "dict":
+        fields = desc.get("fields")
+        if not isinstance(fields, list) or len(fields) > MAX_FIELDS:
+            fail(f"its fields must be a list of at most {MAX_FIELDS}")
+        names, total = set(), 0
+        for item in fields:
+            if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+                fail("a field must be [name, space]")
+            if item[0] in names:
+                fail(f"field {item[0]!r} twice")
+            names.add(item[0])
+            total += described_size(item[1], what, depth + 1)
+        if total > MAX_FEATURES:
+            fail(f"{total:,} features, over {MAX_FEATURES:,}")
+        return total
+    fail(f"unknown space kind {str(kind)[:40]!r}")
+
+
+def is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def state_shapes(observation, action, hidden, norm_obs):
+    """The shapes of ``ActorCritic``'s state dict (key -> shape) for the described spaces
+    (``described_size``-checked descriptions), without making it."""
+    size = described_size(observation)
+    shapes = {}
+    if action.get("kind") == "discrete":
+        outputs = described_size(action, "the action space")
+    elif action.get("kind") == "box":
+        outputs = described_size(action, "the action space")
+        for key in ("log_std", "low", "high"):
+            shapes[key] = (outputs,)
+    else:
+        raise ValueError("the action space is malformed: Discrete or Box")
+    if norm_obs:
+        shapes.update({"obs_norm.mean": (size,), "obs_norm.var": (size,), "obs_norm.count": ()})
+    shapes.update(mlp_shapes("critic", [size, *hidden, 1]))
+    shapes.update(mlp_shapes("actor", [size, *hidden, outputs]))
+    return shapes
+
+
+def check_size(observation_space, action_space, hidden, decisions=0, copies=0):
+    """ValueError unless training an ``ActorCritic`` of these spaces and ``hidden`` sizes fits in
+    the memory budget, checked before any of it is allocated: the network with its gradients and
+    Adam's moments (``checkpoints.check_budget``), ``copies`` more of its weights (a league's
+    snapshots), and a rollout of ``decisions`` (steps x environments) of the flattened
+    observation, action, mask and six numbers each, twice over (the update's copies)."""
+    outputs = getattr(action_space, "n", None)
+    if outputs is None:
+        outputs = int(np.prod(action_space.shape, dtype=np.int64))
+    size = flat_size(observation_space)
+    sizes = [size, *hidden]
+    shapes = mlp_shapes("critic", [*sizes, 1])
+    shapes.update(mlp_shapes("actor", [*sizes, int(outputs)]))
+    network = check_budget(shapes, "the policy")
+    rollout = 2 * int(decisions) * (4 * size + 9 * int(outputs) + 32)
+    total = network + 4 * parameters(shapes) * int(copies) + rollout
+    limit = memory.budget()
+    if total > limit:
+        raise ValueError(
+            f"a rollout of {int(decisions):,} decisions (num_steps x num_envs) of "
+            f"{size:,} features takes {memory.show(rollout)} beside the policy's "
+            f"{memory.show(total - rollout)}, over the memory budget of {memory.show(limit)}; "
+            "lower num_envs or num_steps, or raise the budget with "
+            f"{memory.ENV_VAR} (e.g. {memory.ENV_VAR}=16G)"
+        )
 
 
 def flat_size(space):

@@ -21,8 +21,18 @@ import numpy as np
 import torch
 from gymnasium.vector import AutoresetMode
 
+from vecenv.checkpoints import check_hidden
+
 from .explore import MAX_BITS, CountBonus
-from .network import LEGAL, ActorCritic, flatten, fold_moments, legal_field, one_hot_space
+from .network import (
+    LEGAL,
+    ActorCritic,
+    check_size,
+    flatten,
+    fold_moments,
+    legal_field,
+    one_hot_space,
+)
 
 
 @dataclass
@@ -113,15 +123,7 @@ class PPOConfig:
             raise ValueError(f"log_std_init must be a number, got {log_std!r}")
         if not -20 <= log_std <= 5:
             raise ValueError(f"log_std_init must be in [-20, 5], got {log_std!r}")
-        hidden = self.hidden
-        sizes = isinstance(hidden, (list, tuple)) and all(
-            isinstance(h, (int, np.integer)) and not isinstance(h, bool) and h >= 1 for h in hidden
-        )
-        if not sizes:
-            raise ValueError(
-                f"hidden must be a list of positive layer sizes ([] for none), got {hidden!r}"
-            )
-        self.hidden = tuple(int(h) for h in hidden)
+        self.hidden = check_hidden(self.hidden)  # ([] for none)
 
     @property
     def batch_size(self):
@@ -281,6 +283,8 @@ class Trainer:
         obs_space = env.single_observation_space
         if config.one_hot_obs:
             obs_space = one_hot_space(obs_space)
+        if policy is None:  # its size checked before a byte of it is allocated
+            check_size(obs_space, env.single_action_space, config.hidden, config.batch_size)
         self.policy = policy or ActorCritic(
             obs_space,
             env.single_action_space,

@@ -1,0 +1,78 @@
+"""The search's checks of what it is handed: its settings, the trees' memory budget, the masks
+and the evaluator's answers (``vecenv.search``), each refused with a ValueError naming it."""
+
+import math
+import os
+
+import numpy as np
+
+from . import memory
+from .spec import is_integer
+
+# The trees' default memory: more positions than it holds are searched in batches (the same
+# results), so a large batch never takes the whole memory budget.
+TREE_BYTES = 256 * 2**20
+# The float settings' range: every sum and product the selections form of them (Gumbel's
+# ``(maxvisit_init + visits) * value_scale`` over Q in [0, 1], PUCT's ``sqrt(N) * (c_init +
+# log((N + c_base + 1) / c_base))``, a Dirichlet draw's logarithm ``log(u) / alpha``) stays
+# finite inside it, so a search never answers NaN; past it a setting means nothing more anyway.
+SETTING_LIMIT = 1e100
+
+
+def positive(value, what, high):
+    if not is_integer(value) or not 1 <= value <= high:
+        raise ValueError(f"{what} must be an integer in [1, {high}], got {value!r}")
+    return int(value)
+
+
+def finite(value, what, low=-math.inf, high=math.inf, low_open=False):
+    """``value`` as a float, or ValueError unless it is a finite number in the interval."""
+    try:
+        x = float(value) if isinstance(value, (int, float, np.floating, np.integer)) else math.nan
+    except OverflowError:  # an int past float's range
+        x = math.inf
+    inside = (low < x if low_open else low <= x) and x <= high
+    if isinstance(value, bool) or not math.isfinite(x) or not inside:
+        left = "(" if low_open else "["
+        raise ValueError(f"{what} must be a finite number in {left}{low}, {high}], got {value!r}")
+    return x
+
+
+def tree_budget(memory_budget):
+    """The bytes the trees may take and where that figure comes from: ``memory_budget`` where
+    given, else ``VECENV_MEMORY_BUDGET`` where set (the user's own figure, which the command
+    line's agents read too), else the less of ``TREE_BYTES`` and vecenv's default budget."""
+    if memory_budget is not None:
+        return memory.budget(memory_budget), "memory_budget="
+    if os.environ.get(memory.ENV_VAR):
+        return memory.budget(), memory.ENV_VAR
+    budget = min(memory.budget(), TREE_BYTES)
+    return budget, f"the trees' default share; {memory.ENV_VAR} replaces it"
+
+
+def bool_mask(mask, n, what):
+    m = np.asarray(mask)
+    if m.dtype != np.bool_ or m.shape != (n,):
+        raise ValueError(f"{what} must be a bool array of shape ({n},), got {m.dtype} {m.shape}")
+    return m
+
+
+def float_array(value, shape, what, limit=np.inf):
+    """The evaluator's ``value`` as a float64 array of ``shape`` with finite real entries of at
+    most ``limit`` in size, or ValueError naming it."""
+    if np.iscomplexobj(value):
+        raise ValueError(f"the evaluator's {what} must be real numbers")
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"the evaluator's {what} must be numbers: {exc}") from None
+    if arr.shape != shape:
+        raise ValueError(f"the evaluator's {what} must have shape {shape}, got {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"the evaluator's {what} must be finite")
+    if (np.abs(arr) > limit).any():
+        raise ValueError(
+            f"the evaluator's {what} must be within +-{limit:.3g} (a node's mean of up to "
+            "every simulation's value would overflow)"
+        )
+    return np.ascontiguousarray(arr)
