@@ -305,6 +305,13 @@ def rules(name):
     return importlib.import_module(f"{game.package}.rules")
 
 
+def hidden_information(name):
+    """Whether the game declares hidden information (its rules' ``redraw_hidden``): what one
+    agent observes is not what another does, and no face or agent may read a whole record on an
+    agent's behalf."""
+    return hasattr(rules(name), protocol.HIDDEN_INFORMATION)
+
+
 def game_module(name, part):
     """Import the game's module ``part`` (rules, render, agents); None if the game has none."""
     game = get_game(name)

@@ -23,11 +23,12 @@ policy (visit shares; Gumbel's improved policy), visit counts and Q per action, 
 Tree i draws from the random stream of ``(seed, i)`` (or the stream word given for it), so the
 same seed gives the same search for any thread count and any split of the batch.
 
-A two-agent game of Kaggle's statuses (``vecenv.kernels.turns``) with one discrete action per
-agent can be searched: the seat to move is the ACTIVE one and values are zero-sum (a node's value
-is the mover's; a step that keeps the mover adds the next value, one that passes the move
-subtracts it, as mctx's discount of -1). Where both seats move at once (rps) the searching seat
-chooses and the other's action is drawn uniformly from its legal ones.
+A two-agent game of Kaggle's statuses (``vecenv.kernels.turns``) with one discrete action per agent
+and no hidden information (``registry.hidden_information``) can be searched: the seat to move is the
+ACTIVE one and values are zero-sum (a node's value is the mover's; a step that keeps the mover adds
+the next value, one that passes the move subtracts it, as mctx's discount of -1). Where both seats
+move at once (rps) the searching seat chooses and the other's action is drawn uniformly from its
+legal ones.
 
 The agent ``mcts`` of every two-agent game is this search playing the seat to move (random
 rollouts, UCT, ``DEFAULT_SIMULATIONS`` simulations; ``"mcts:400"`` sets them): ``MCTSAgent``,
@@ -101,6 +102,17 @@ def _finite(value, what, low=-math.inf, high=math.inf, low_open=False):
         left = "(" if low_open else "["
         raise ValueError(f"{what} must be a finite number in {left}{low}, {high}], got {value!r}")
     return x
+
+
+def check_perfect_information(game):
+    """A ValueError for a game with hidden information (``registry.hidden_information``): the
+    search reads and steps whole records, the cards no seat may see included, so its moves would
+    be a cheat's."""
+    if registry.hidden_information(game):
+        raise ValueError(
+            f"{registry.resolve(game)} has hidden information: the search would read every "
+            "agent's cards from the records it steps; mcts plays games of perfect information"
+        )
 
 
 def _host_ones(shape):
@@ -183,6 +195,7 @@ class MCTS:
             spec = registry.get_spec(game)
             if spec.num_agents != 2:  # before an engine is made (and compiled)
                 raise ValueError(f"{spec.name} is not a two-agent game: the search plays those")
+            check_perfect_information(game)
             engine = Engine(game, num_envs=1, seed=0, autoreset="disabled", **configuration)
         self.engine = engine
         self.name = engine.name
@@ -260,6 +273,7 @@ class MCTS:
     def _check_game(self, engine):
         """The game can be searched (see the module), or ValueError saying why not."""
         name = engine.name
+        check_perfect_information(name)
         action = engine.action
         if engine.num_agents != 2:
             raise ValueError(f"{name} is not a two-agent game: the search plays those")
