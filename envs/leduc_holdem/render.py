@@ -18,13 +18,13 @@ MARKER = (0xFF, 0xD5, 0x4F)
 
 def _public(state):
     """The public card's text: its rank once shown, else face down."""
-    return RANKS[int(state["public"])] if state["round"] >= 1 else "?"
+    return RANKS[int(state["public"])] if state["street"] >= 1 else "?"
 
 
 def ansi(state, config):
     cards, chips = np.asarray(state["cards"]), np.asarray(state["chips"])
     status, reward = np.asarray(state["status"]), np.asarray(state["reward"])
-    lines = [f"public: {_public(state)}  round {min(int(state['round']), 1) + 1}"]
+    lines = [f"public: {_public(state)}  round {min(int(state['street']), 1) + 1}"]
     for k in range(2):
         note = ""
         if status[k] == ACTIVE:

@@ -45,7 +45,10 @@ FIELDS = [
     ("cards", np.int8, (2,)),  # each agent's card
     ("public", np.int8),  # the public card, dealt at the start, shown from round 1 on
     ("chips", np.int8, (2,)),  # the chips each agent bet, its ante included
-    ("round", np.int8),  # Pgx's _round: 0, 1, and 2 after the second round
+    (
+        "street",
+        np.int8,
+    ),  # the betting round, Pgx's _round: 0, 1, 2 once over (not "round": numpy's)
     ("raises", np.int8),  # raises in this round
     ("last", np.int8),  # the last action of this round, NO_ACTION at its start
 ]
@@ -56,7 +59,7 @@ STATE_BOUNDS = {
     "cards": (0, RANKS - 1),
     "public": (0, RANKS - 1),
     "chips": (1, 13),
-    "round": (0, 2),
+    "street": (0, 2),
     "raises": (0, MAX_RAISES),
     "last": (NO_ACTION, RAISE),
 }
@@ -85,7 +88,7 @@ def redraw_hidden(records, config, agent, rng):
     for record in np.atleast_1d(records):
         deck = [0, 0, 1, 1, 2, 2]
         deck.remove(int(record["cards"][agent]))
-        if record["round"] >= 1:
+        if record["street"] >= 1:
             deck.remove(int(record["public"]))
         else:
             record["public"] = deck.pop(int(rng.integers(len(deck))))
@@ -114,7 +117,7 @@ def position(record, config, given):
     record["cards"] = cards
     record["public"] = int(dealt)
     record["chips"] = chips
-    record["round"] = 0 if shown == HIDDEN else 1
+    record["street"] = 0 if shown == HIDDEN else 1
     record["raises"] = 0
     record["last"] = NO_ACTION
 
@@ -141,7 +144,7 @@ def reset(s, cfg):
     s.public = third // 2
     s.chips[0] = 1
     s.chips[1] = 1
-    s.round = 0
+    s.street = 0
     s.raises = 0
     s.last = NO_ACTION
     s.status[0] = ACTIVE
@@ -188,10 +191,10 @@ def step(s, cfg, actions, rewards):
         if action == CALL:
             s.chips[a] = s.chips[1 - a]
         elif action == RAISE:
-            s.chips[a] = max(s.chips[0], s.chips[1]) + 2 * (s.round + 1)
+            s.chips[a] = max(s.chips[0], s.chips[1]) + 2 * (s.street + 1)
         stake = min(s.chips[0], s.chips[1])
         round_over = action == FOLD or (action == CALL and s.last != NO_ACTION)
-        over = action == FOLD or (round_over and s.round == 1)
+        over = action == FOLD or (round_over and s.street == 1)
         if action == FOLD:
             s.reward[a] = -stake
             s.reward[1 - a] = stake
@@ -200,7 +203,7 @@ def step(s, cfg, actions, rewards):
             s.reward[a] = result * stake
             s.reward[1 - a] = -result * stake
         if round_over:
-            s.round += 1
+            s.street += 1
             s.raises = 0
             s.last = NO_ACTION
         else:
@@ -237,11 +240,11 @@ def observe(s, cfg, obs, i):
         for f in range(FEATURES):
             features[f] = False
         features[s.cards[k]] = True
-        if s.round == 1:
+        if s.street == 1:
             features[3 + s.public] = True
         features[6 + s.chips[k]] = True
         features[20 + s.chips[1 - k]] = True
-    obs[1][i] = s.public if s.round >= 1 else HIDDEN
+    obs[1][i] = s.public if s.street >= 1 else HIDDEN
     obs[4][i] = to_move(s)
     legal = obs[5][i]
     for action in range(3):

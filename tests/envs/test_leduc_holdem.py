@@ -88,7 +88,7 @@ def play_both(games, seed, illegal=0.0):
             if not was_legal[g]:
                 seen["illegal"] += 1
             elif actions[g] == FOLD:
-                seen["fold in round 1" if ours.states["round"][g] == 1 else "fold in round 2"] += 1
+                seen["fold in round 1" if ours.states["street"][g] == 1 else "fold in round 2"] += 1
             elif ours.rewards[g, 0] == 0:
                 seen["drawn showdown"] += 1
             else:
@@ -202,7 +202,7 @@ def test_redrawing_what_an_agent_cannot_see_keeps_what_it_sees():
     e.step(np.array([[CALL, 0]] * 400))
     e.step(np.array([[0, CALL]] * 200 + [[0, RAISE]] * 200))  # half in their second round
     records = e.get_state()
-    second = records["round"] == 1
+    second = records["street"] == 1
     assert second.sum() == 200
     for agent in (0, 1):
         redrawn = records.copy()
