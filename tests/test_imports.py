@@ -44,6 +44,7 @@ LAYERS = (
             "vecenv.positions",
             "vecenv.memory",
             "vecenv.search",
+            "vecenv.search_inputs",
             "vecenv.seats",
             "vecenv.opponent",
             "vecenv.stats",

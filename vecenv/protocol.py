@@ -50,7 +50,12 @@ Optional:
   what agent k may see alone, and its shared fields from what every agent sees; the contract
   check "hidden information" redraws with this hook and requires agent k's observation (and its
   built-in agents' moves) to stay byte for byte the same. The search agent ``mcts``, which reads
-  whole records, refuses such a game.
+  whole records, refuses such a game;
+- ``CHANCE = True``: declares that ``step`` draws from the episode's stream (dice, a tile, a card
+  dealt in play). The search then steps every record it makes with a word of its own stream and
+  keeps an action's outcomes under a chance node (``vecenv.kernels.search``): it never reads
+  what the episode will draw. The contract check "chance" fails a game whose ``step`` draws
+  without declaring it.
 
 Two-agent games keep ``status`` and ``reward`` fields and take turns through
 ``vecenv.kernels.turns`` (Kaggle's statuses). Chance (dice, cards, tiles) is drawn from the
@@ -84,8 +89,10 @@ OPTIONAL_RULES = (
     "position",
     "POSITION_KEYS",
     "redraw_hidden",
+    "CHANCE",
 )
 HIDDEN_INFORMATION = "redraw_hidden"
+CHANCE = "CHANCE"
 AGENTS = "agents"
 REQUIRED_AGENTS = ("NAMES", "MEMORY", "act")
 RENDER = "render"

@@ -312,6 +312,12 @@ def hidden_information(name):
     return hasattr(rules(name), protocol.HIDDEN_INFORMATION)
 
 
+def chance(name):
+    """Whether the game declares chance (its rules' ``CHANCE``): its ``step`` draws from the
+    episode's stream (dice, tiles, cards dealt in play), which a search must never read."""
+    return bool(getattr(rules(name), protocol.CHANCE, False))
+
+
 def game_module(name, part):
     """Import the game's module ``part`` (rules, render, agents); None if the game has none."""
     game = get_game(name)

@@ -1,6 +1,6 @@
 """Batched Monte Carlo tree search over a game's own rules.
 
-``MCTS(game, simulations)`` searches N positions of a two-agent game at once, S simulations each,
+``MCTS(game, simulations)`` searches N positions of a game at once, S simulations each,
 inside compiled code: one tree per position, grown by copying the game's state records and
 stepping them with its ``step``, the legal moves read from its observation's ``legal`` field
 (every action is legal in a game without one, and a move its rules refuse loses, as they rule
@@ -23,12 +23,21 @@ policy (visit shares; Gumbel's improved policy), visit counts and Q per action, 
 Tree i draws from the random stream of ``(seed, i)`` (or the stream word given for it), so the
 same seed gives the same search for any thread count and any split of the batch.
 
-A two-agent game of Kaggle's statuses (``vecenv.kernels.turns``) with one discrete action per agent
-and no hidden information (``registry.hidden_information``) can be searched: the seat to move is the
-ACTIVE one and values are zero-sum (a node's value is the mover's; a step that keeps the mover adds
-the next value, one that passes the move subtracts it, as mctx's discount of -1). Where both seats
-move at once (rps) the searching seat chooses and the other's action is drawn uniformly from its
-legal ones.
+A game with one discrete action per agent and no hidden information
+(``registry.hidden_information``) can be searched. In a two-agent game of Kaggle's statuses
+(``vecenv.kernels.turns``) the seat to move is the ACTIVE one and values are zero-sum (a node's
+value is the mover's; a step that keeps the mover adds the next value, one that passes the move
+subtracts it, as mctx's discount of -1); where both seats move at once (rps) the searching seat
+chooses and the other's action is drawn uniformly from its legal ones. In a one-agent game
+(2048, MinAtar) its agent moves until the episode ends and a node's value is the sum of the
+rewards to come (returns in the hundreds want PUCT, whose Q is normalised by the node's and its
+siblings', rather than UCT's constant).
+
+Chance: a game that declares ``CHANCE`` (its step draws dice or tiles from the record's stream)
+is stepped with words of the search's own stream, never the episode's, and an action that drew
+leads to a chance node over the outcomes the search drew (``chance_widening``; see
+``vecenv.kernels.search``): its value is their expectation. Such a game takes up to two nodes a
+simulation.
 
 The agent ``mcts`` of every two-agent game is this search playing the seat to move (random
 rollouts, UCT, ``DEFAULT_SIMULATIONS`` simulations; ``"mcts:400"`` sets them): ``MCTSAgent``,
@@ -37,7 +46,6 @@ and ``agent_spec`` reads the names.
 
 import concurrent.futures
 import dataclasses
-import math
 import re
 
 import numba
@@ -52,6 +60,14 @@ from vecenv.kernels.turns import ACTIVE, INVALID
 from . import memory, registry, variants
 from .engine import Engine
 from .inputs import SEED_LIMIT, fresh_seed
+from .search_inputs import (
+    bool_mask,
+    check_perfect_information,
+    finite,
+    float_array,
+    positive,
+    searchable,
+)
 from .spec import is_integer
 
 DEVICES = ("cpu", "cuda")
@@ -88,33 +104,6 @@ class SearchResult:
     seats: np.ndarray
 
 
-def _positive(value, what, high):
-    if not is_integer(value) or not 1 <= value <= high:
-        raise ValueError(f"{what} must be an integer in [1, {high}], got {value!r}")
-    return int(value)
-
-
-def _finite(value, what, low=-math.inf, high=math.inf, low_open=False):
-    """``value`` as a float, or ValueError unless it is a finite number in the interval."""
-    x = float(value) if isinstance(value, (int, float, np.number)) else math.nan
-    inside = (low < x if low_open else low <= x) and x <= high
-    if isinstance(value, bool) or not math.isfinite(x) or not inside:
-        left = "(" if low_open else "["
-        raise ValueError(f"{what} must be a finite number in {left}{low}, {high}], got {value!r}")
-    return x
-
-
-def check_perfect_information(game):
-    """A ValueError for a game with hidden information (``registry.hidden_information``): the
-    search reads and steps whole records, the cards no seat may see included, so its moves would
-    be a cheat's."""
-    if registry.hidden_information(game):
-        raise ValueError(
-            f"{registry.resolve(game)} has hidden information: the search would read every "
-            "agent's cards from the records it steps; mcts plays games of perfect information"
-        )
-
-
 def _host_ones(shape):
     return np.ones(shape, dtype=np.bool_)
 
@@ -144,6 +133,9 @@ class MCTS:
             probability proportional to ``visits ** (1 / temperature)``.
         max_depth: mctx's ``max_depth`` (None: no cut-off).
         rollout_limit: the most plies of a rollout (default: the time limit, else 10,000).
+        chance_widening: in a game with chance (its rules' ``CHANCE``), a chance node at its
+            V-th visit draws a new outcome while it has fewer than ``ceil(V ** chance_widening)``
+            (0.5: the square root; 0: one outcome; 1: a new one every visit).
         max_trees: the most trees held at once (positions beyond are searched in batches of
             it, with the same results); default: as many as ``TREE_BYTES`` holds, or the
             memory budget where one is given.
@@ -182,6 +174,7 @@ class MCTS:
         temperature=0.0,
         max_depth=None,
         rollout_limit=None,
+        chance_widening=0.5,
         max_trees=None,
         memory_budget=None,
         device="cpu",
@@ -193,14 +186,18 @@ class MCTS:
             engine = game
         else:
             spec = registry.get_spec(game)
-            if spec.num_agents != 2:  # before an engine is made (and compiled)
-                raise ValueError(f"{spec.name} is not a two-agent game: the search plays those")
+            if spec.num_agents > 2:  # before an engine is made (and compiled)
+                raise ValueError(
+                    f"{spec.name} has {spec.num_agents} agents: the search plays one or two"
+                )
             check_perfect_information(game)
             engine = Engine(game, num_envs=1, seed=0, autoreset="disabled", **configuration)
         self.engine = engine
         self.name = engine.name
-        self._check_game(engine)
-        self.simulations = _positive(simulations, "simulations", MAX_SIMULATIONS)
+        game_of = searchable(engine, getattr(self, "device", "cpu"))
+        self.low, self.num_actions, self.chance = game_of.low, game_of.num_actions, game_of.chance
+        self._legal = game_of.legal
+        self.simulations = positive(simulations, "simulations", MAX_SIMULATIONS)
         if selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, got {selection!r}")
         if not callable(evaluator) and evaluator not in EVALUATORS:
@@ -210,34 +207,36 @@ class MCTS:
             )
         self.selection, self.evaluator = selection, evaluator
         max_threads = numba.config.NUMBA_NUM_THREADS
-        self.num_threads = _positive(num_threads, "num_threads", max_threads)
-        self.max_depth = None if max_depth is None else _positive(max_depth, "max_depth", 2**31 - 1)
+        self.num_threads = positive(num_threads, "num_threads", max_threads)
+        self.max_depth = None if max_depth is None else positive(max_depth, "max_depth", 2**31 - 1)
         limit = engine.max_episode_steps or DEFAULT_ROLLOUT_LIMIT
         self.rollout_limit = (
-            limit if rollout_limit is None else _positive(rollout_limit, "rollout_limit", 2**62)
+            limit if rollout_limit is None else positive(rollout_limit, "rollout_limit", 2**62)
         )
         f = np.zeros(kernels.F_PARAMS)
-        f[kernels.C_INIT] = _finite(c_init, "c_init", 0.0)
-        f[kernels.C_BASE] = _finite(c_base, "c_base", 0.0, low_open=True)
-        f[kernels.UCT_C] = _finite(uct_c, "uct_c", 0.0)
-        f[kernels.VALUE_SCALE] = _finite(value_scale, "value_scale", 0.0)
-        f[kernels.MAXVISIT_INIT] = _finite(maxvisit_init, "maxvisit_init", 0.0)
+        f[kernels.C_INIT] = finite(c_init, "c_init", 0.0)
+        f[kernels.C_BASE] = finite(c_base, "c_base", 0.0, low_open=True)
+        f[kernels.UCT_C] = finite(uct_c, "uct_c", 0.0)
+        f[kernels.VALUE_SCALE] = finite(value_scale, "value_scale", 0.0)
+        f[kernels.MAXVISIT_INIT] = finite(maxvisit_init, "maxvisit_init", 0.0)
         f[kernels.EPSILON] = 1e-8
-        f[kernels.DIRICHLET_FRACTION] = _finite(dirichlet_fraction, "dirichlet_fraction", 0.0, 1.0)
-        f[kernels.DIRICHLET_ALPHA] = _finite(dirichlet_alpha, "dirichlet_alpha", 0.0, low_open=True)
-        f[kernels.GUMBEL_SCALE] = _finite(gumbel_scale, "gumbel_scale", 0.0)
-        f[kernels.TEMPERATURE] = _finite(temperature, "temperature", 0.0)
+        f[kernels.DIRICHLET_FRACTION] = finite(dirichlet_fraction, "dirichlet_fraction", 0.0, 1.0)
+        f[kernels.DIRICHLET_ALPHA] = finite(dirichlet_alpha, "dirichlet_alpha", 0.0, low_open=True)
+        f[kernels.GUMBEL_SCALE] = finite(gumbel_scale, "gumbel_scale", 0.0)
+        f[kernels.TEMPERATURE] = finite(temperature, "temperature", 0.0)
+        f[kernels.CHANCE_WIDENING] = finite(chance_widening, "chance_widening", 0.0, 1.0)
         i = np.zeros(kernels.I_PARAMS, dtype=np.int64)
         i[kernels.SELECTION] = SELECTIONS[selection]
         i[kernels.SIMULATIONS] = self.simulations
         i[kernels.MAX_DEPTH] = self.max_depth or 2**62
-        i[kernels.MAX_CONSIDERED] = _positive(max_considered, "max_considered", 2**16)
+        i[kernels.MAX_CONSIDERED] = positive(max_considered, "max_considered", 2**16)
         i[kernels.ROLLOUT_LIMIT] = self.rollout_limit
         i[kernels.EVALUATION] = kernels.CALLBACK if callable(evaluator) else EVALUATORS[evaluator]
         i[kernels.MAX_STEPS] = engine._max_steps
         i[kernels.LOW] = self.low
         self.memory_budget = memory_budget
-        self._nodes = self.simulations + 1
+        # A simulation makes a node, or a chance node and its first outcome.
+        self._nodes = (2 if self.chance else 1) * self.simulations + 1
         per_tree = self._tree_bytes()
         budget = memory.budget(memory_budget)
         if memory_budget is None:
@@ -252,7 +251,7 @@ class MCTS:
             )
         self.max_trees = budget // per_tree
         if max_trees is not None:
-            self.max_trees = min(self.max_trees, _positive(max_trees, "max_trees", 2**30))
+            self.max_trees = min(self.max_trees, positive(max_trees, "max_trees", 2**30))
         # Sequential halving's schedule, which only Gumbel's root selection reads (a root never
         # has more than A legal actions to consider).
         table = np.zeros((1, 1), dtype=np.int32)
@@ -270,43 +269,12 @@ class MCTS:
 
     # -- the game --------------------------------------------------------------------------------
 
-    def _check_game(self, engine):
-        """The game can be searched (see the module), or ValueError saying why not."""
-        name = engine.name
-        check_perfect_information(name)
-        action = engine.action
-        if engine.num_agents != 2:
-            raise ValueError(f"{name} is not a two-agent game: the search plays those")
-        if not action.discrete or action.shape != ():
-            raise ValueError(f"{name}'s actions are not one discrete choice: it cannot be searched")
-        fields = engine.state_dtype.fields
-        status = fields.get("status")
-        if status is None or status[0].shape != (2,) or fields.get("reward") is None:
-            raise ValueError(
-                f"{name} keeps no Kaggle statuses and rewards (vecenv.kernels.turns): the search "
-                "finds the seat to move from them"
-            )
-        self.low = int(action.low[0])
-        self.num_actions = int(action.high[0]) - self.low + 1
-        if not 1 <= self.num_actions <= 2**20:
-            raise ValueError(f"{name} has {self.num_actions} actions: too many to search")
-        self._legal = None
-        for k, f in enumerate(engine.observation):
-            if f.name != "legal":
-                continue
-            if f.dtype != np.bool_ or f.shape != (self.num_actions,):
-                raise ValueError(
-                    f"{name}'s 'legal' observation must be bool of shape ({self.num_actions},), "
-                    f"one per action; it is {f.dtype} {f.shape}"
-                )
-            self._legal = (k, f.shared)
-
     def _tree_bytes(self):
         """What one tree takes: its nodes, their records and per-action arrays, its scratch."""
         e = self.engine
         m, a = self._nodes, self.num_actions
         per_node = kernels.NODE.itemsize + e.state_dtype.itemsize + a * (4 + 8 + 1)
-        obs = memory.observation_bytes(e.observation, 2)
+        obs = memory.observation_bytes(e.observation, e.num_agents)
         return m * per_node + e.state_dtype.itemsize + obs + a * (8 * 3 + 2) + 64
 
     def _layout(self, trees):
@@ -335,7 +303,7 @@ class MCTS:
             np.zeros((trees, 2), dtype=np.int64),
         )
         obs = tuple(
-            np.zeros(((trees,) if f.shared else (trees, 2)) + f.shape, dtype=f.dtype)
+            np.zeros(((trees,) if f.shared else (trees, e.num_agents)) + f.shape, dtype=f.dtype)
             for f in e.observation
         )
         return tree, game, obs
@@ -395,7 +363,8 @@ class MCTS:
     def _kernels(self):
         if self._drivers is None:
             e = self.engine
-            self._drivers = build.load_drivers(e.name, e.rules, True, "search")
+            constants = (("ONE_AGENT", e.num_agents == 1), ("CHANCE", self.chance))
+            self._drivers = build.load_drivers(e.name, e.rules, True, "search", constants=constants)
         return self._drivers
 
     # -- searching -------------------------------------------------------------------------------
@@ -421,7 +390,7 @@ class MCTS:
         states = np.ascontiguousarray(states)
         n = states.shape[0]
         words = self._words(seed, n)
-        mask = np.ones(n, dtype=np.bool_) if mask is None else _bool_mask(mask, n, "mask")
+        mask = np.ones(n, dtype=np.bool_) if mask is None else bool_mask(mask, n, "mask")
         result = self._search(states, words, mask, seats)
         if isinstance(seed, np.ndarray):
             seed[...] = words["rng"]
@@ -450,30 +419,7 @@ class MCTS:
         """``search`` over trusted records (an engine's) and stream records ``words`` (advanced
         in place)."""
         n = states.shape[0]
-        status = states["status"]
-        active = status == ACTIVE
-        running = (states["done"] == 0) & active.any(axis=1)
-        if seats is None:
-            both = mask & running & active.all(axis=1)
-            if both.any():
-                raise ValueError(
-                    f"both seats are to move in position {int(np.flatnonzero(both)[0])}: name "
-                    "the searching seat with seats="
-                )
-            seats = np.where(active[:, 0], 0, 1)
-        else:
-            seats = np.asarray(seats)
-            if (
-                seats.shape != (n,)
-                or seats.dtype.kind not in "iu"
-                or not np.isin(seats, (0, 1)).all()
-            ):
-                raise ValueError(f"seats must be ({n},) integers 0 or 1")
-            seats = seats.astype(np.int64)
-            idle = mask & running & ~active[np.arange(n), seats]
-            if idle.any():
-                i = int(np.flatnonzero(idle)[0])
-                raise ValueError(f"seat {seats[i]} is not to move in position {i}")
+        seats, running = self._seats(states, mask, seats)
         searched = mask & running
         rows = np.flatnonzero(searched).astype(np.int64, copy=False)
         out = self._results(n)
@@ -499,6 +445,34 @@ class MCTS:
             searched=searched,
             seats=np.where(searched, seats, -1),
         )
+
+    def _seats(self, states, mask, seats):
+        """The seat searching each position (checked where given) and which positions run (not
+        over, with a seat to move): a one-agent game's agent moves until its episode ends."""
+        n = states.shape[0]
+        if self.engine.num_agents == 1:
+            if seats is not None and not (np.asarray(seats) == 0).all():
+                raise ValueError(f"{self.name} has one agent: seats must be 0")
+            return np.zeros(n, dtype=np.int64), states["done"] == 0
+        active = states["status"] == ACTIVE
+        running = (states["done"] == 0) & active.any(axis=1)
+        if seats is None:
+            both = mask & running & active.all(axis=1)
+            if both.any():
+                raise ValueError(
+                    f"both seats are to move in position {int(np.flatnonzero(both)[0])}: name "
+                    "the searching seat with seats="
+                )
+            return np.where(active[:, 0], 0, 1), running
+        seats = np.asarray(seats)
+        if seats.shape != (n,) or seats.dtype.kind not in "iu" or not np.isin(seats, (0, 1)).all():
+            raise ValueError(f"seats must be ({n},) integers 0 or 1")
+        seats = seats.astype(np.int64)
+        idle = mask & running & ~active[np.arange(n), seats]
+        if idle.any():
+            i = int(np.flatnonzero(idle)[0])
+            raise ValueError(f"seat {seats[i]} is not to move in position {i}")
+        return seats, running
 
     def _results(self, n):
         """The result arrays of a search of ``n`` positions, by episode, as the trees write
@@ -609,10 +583,10 @@ class MCTS:
         answer = self.evaluator(obs, legal)
         if not isinstance(answer, tuple) or len(answer) != 2:
             raise ValueError("the evaluator must return (logits, values)")
-        self._logits[:t] = _float_array(answer[0], (t, self.num_actions), "logits")
+        self._logits[:t] = float_array(answer[0], (t, self.num_actions), "logits")
         # a node's mean is updated as (mean * visits + value) / (visits + 1)
         limit = np.finfo(np.float64).max / (4.0 * (self.simulations + 2))
-        return _float_array(answer[1], (t,), "values", limit)
+        return float_array(answer[1], (t,), "values", limit)
 
     # -- pickling: the settings travel, the trees and compiled code are made again ----------------
 
@@ -659,34 +633,6 @@ def _evaluator_name(evaluator):
     return getattr(evaluator, "__name__", type(evaluator).__name__)
 
 
-def _bool_mask(mask, n, what):
-    m = np.asarray(mask)
-    if m.dtype != np.bool_ or m.shape != (n,):
-        raise ValueError(f"{what} must be a bool array of shape ({n},), got {m.dtype} {m.shape}")
-    return m
-
-
-def _float_array(value, shape, what, limit=np.inf):
-    """The evaluator's ``value`` as a float64 array of ``shape`` with finite real entries of at
-    most ``limit`` in size, or ValueError naming it."""
-    if np.iscomplexobj(value):
-        raise ValueError(f"the evaluator's {what} must be real numbers")
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"the evaluator's {what} must be numbers: {exc}") from None
-    if arr.shape != shape:
-        raise ValueError(f"the evaluator's {what} must have shape {shape}, got {arr.shape}")
-    if not np.isfinite(arr).all():
-        raise ValueError(f"the evaluator's {what} must be finite")
-    if (np.abs(arr) > limit).any():
-        raise ValueError(
-            f"the evaluator's {what} must be within +-{limit:.3g} (a node's mean of up to "
-            "every simulation's value would overflow)"
-        )
-    return np.ascontiguousarray(arr)
-
-
 # -- the agent ``mcts`` ----------------------------------------------------------------------------
 
 # What an agent may set of the search (the game, the threads and the trees' memory are the
@@ -716,7 +662,7 @@ class MCTSAgent:
     options (both spell it on the command line), or ``name``."""
 
     def __init__(self, simulations=DEFAULT_SIMULATIONS, name=None, **options):
-        self.simulations = _positive(simulations, "the agent mcts's simulations", MAX_SIMULATIONS)
+        self.simulations = positive(simulations, "the agent mcts's simulations", MAX_SIMULATIONS)
         unknown = sorted(set(options) - set(AGENT_OPTIONS))
         if unknown:
             raise ValueError(

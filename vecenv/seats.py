@@ -10,7 +10,7 @@ league all seat their agents with it.
 import numba
 import numpy as np
 
-from vecenv import registry, search
+from vecenv import registry, search, search_inputs
 from vecenv.kernels.agents import AGENT_RNG, agent_words, memory_words
 from vecenv.kernels.turns import ACTIVE, INVALID
 
@@ -31,7 +31,7 @@ def check_agent(game, agent):
     """A ValueError unless ``agent`` is one of the game's built-in names, the search agent
     (``mcts``, ``mcts:N`` or a ``search.MCTSAgent``) or a callable."""
     if search.agent_spec(agent) is not None:
-        search.check_perfect_information(game)
+        search_inputs.check_perfect_information(game)
         return
     module = registry.game_module(game, "agents")
     names = tuple(module.NAMES) if module is not None else ()

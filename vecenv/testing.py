@@ -355,12 +355,13 @@ def legal_actions(engine, rng):
         return actions
     legal = engine.obs["legal"]
     low = int(engine.action.low[0])
+    rows = actions.reshape(engine.num_envs, engine.num_agents)  # a view: one agent's (N,) too
     for i in range(engine.num_envs):
         for k in range(engine.num_agents):
-            mask = legal[i] if field.shared else legal[i, k]
+            mask = legal[i] if field.shared or engine.num_agents == 1 else legal[i, k]
             moves = np.flatnonzero(mask)
             if moves.size:
-                actions[i, k] = low + moves[rng.integers(moves.size)]
+                rows[i, k] = low + moves[rng.integers(moves.size)]
     return actions
 
 
@@ -437,6 +438,29 @@ def check_hidden_information(game, steps=8, n=16):
     return f"{steps} plies of {n} episodes, each agent's view redrawn"
 
 
+def check_chance(game, steps=20, n=16):
+    """A game's ``step`` draws from the episode's stream only where the game declares it (its
+    rules' ``CHANCE``): a search then gives every record it steps a stream of its own; undeclared,
+    it would read what the episode will draw."""
+    declared = registry.chance(game)
+    engine = _engine(game, n, seed=4)
+    rng = np.random.default_rng(4)
+    drew = 0
+    for _ in range(steps):
+        before, started = engine.states["rng"].copy(), engine.states["step"].copy()
+        engine.step(legal_actions(engine, rng))
+        moved = engine.states["step"] == started + 1  # a step of play, not a reset
+        drew += int(((engine.states["rng"] != before) & moved).sum())
+    if drew and not declared:
+        raise CheckFailed(
+            f"step drew from the episode's stream in {drew} of {steps * n} steps: declare "
+            "CHANCE = True in the rules (a search would read what the episode will draw)"
+        )
+    if declared:
+        return f"declares CHANCE; step drew in {drew} of {steps * n} steps"
+    return f"step draws nothing in {steps * n} steps"
+
+
 def steps_per_second(game, sizes=SPEED_SIZES, seconds=0.2, num_threads=1):
     """Env-steps per second at each batch size (random actions drawn in advance)."""
     rates = {}
@@ -472,6 +496,7 @@ CHECKS = {
     "kaggle": check_kaggle,
     "render": check_render,
     "hidden information": check_hidden_information,
+    "chance": check_chance,
     "speed": check_speed,
 }
 
