@@ -368,10 +368,10 @@ def timed_for(benchmark, round_fn, seconds=RANDOM_SECONDS):
     timed(benchmark, round_fn, rounds, warmup_rounds=0)
 
 
-def stream_round(n, steps, threads, game="connectx"):
+def stream_round(n, steps, threads, game="connectx", **configuration):
     """vecenv's counterpart of Pgx's scan: ``n`` games, every game moving every step, the built-in
     random agents choosing the moves inside the engine, a finished game replaced in the same step
-    (same-step autoreset, as Pgx's ``auto_reset``)."""
+    (same-step autoreset, as Pgx's ``auto_reset``); ``configuration`` the game's."""
     import vecenv
     from vecenv.selfplay import Seats
 
@@ -382,6 +382,7 @@ def stream_round(n, steps, threads, game="connectx"):
         autoreset="same_step",
         num_threads=threads,
         parallel=threads > 1,
+        **configuration,
     )
     seats = Seats(engine)
     seats.assign("random", np.zeros(n, dtype=np.int64))
@@ -421,12 +422,12 @@ def declare_pgx(section, title, key, impls, steps, target):
 
 
 def pgx_round(n, steps, game="connect_four"):
-    """A compiled round of Pgx's ``game``: ``steps`` random legal moves in each of ``n`` games,
-    finished games replaced in the same step. Returns (round function, list of the games finished
-    in each call)."""
+    """A compiled round of Pgx's ``game`` (an id of ``pgx.make``, or a function of the pgx module
+    making the env): ``steps`` random legal moves in each of ``n`` games, finished games replaced
+    in the same step. Returns (round function, list of the games finished in each call)."""
     jax, pgx = pgx_modules()
     try:
-        env = pgx.make(game)
+        env = pgx.make(game) if isinstance(game, str) else game(pgx)
         step = jax.vmap(pgx.experimental.auto_reset(env.step, env.init))
         act_randomly = pgx.experimental.act_randomly
         state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.key(0), n))

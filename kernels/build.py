@@ -75,9 +75,10 @@ def _agents_module(rules_module):
         raise
 
 
-def driver_source(rules_module, action_discrete, kind="drivers", copies=None):
+def driver_source(rules_module, action_discrete, kind="drivers", copies=None, constants=()):
     """The ``kind`` template bound to ``rules_module`` (or, where ``copies`` maps its name, and
-    its agents', to other modules: their float32 copies)."""
+    its agents', to other modules: their float32 copies); ``constants``, (name, value) pairs,
+    set more names of the binding block (the search's ``ONE_AGENT`` and ``CHANCE``)."""
     copies = copies or {}
     module, parallel_names, _ = _TEMPLATES[kind]
     template = inspect.getsource(module)
@@ -95,6 +96,7 @@ def driver_source(rules_module, action_discrete, kind="drivers", copies=None):
         bindings += (
             f"from vecenv.kernels.actions import {check}_{kind_of_action} as {check}_{noun}\n"
         )
+    bindings += "".join(f"{constant} = {value!r}\n" for constant, value in constants)
     step_observe = "observe_step" if hasattr(rules_module, "observe_step") else "observe"
     bindings += f"from {name} import {step_observe} as game_observe_step\n"
     agents = _agents_module(rules_module)
@@ -131,16 +133,18 @@ def _inlined_sources(module, prefixes, found=None):
 
 
 @functools.cache
-def load_drivers(game, rules_module, action_discrete, kind="drivers", precision_name=None):
+def load_drivers(
+    game, rules_module, action_discrete, kind="drivers", precision_name=None, constants=()
+):
     """Import (writing it first if needed) the generated driver module of ``game`` (``kind``
     "drivers", the engine's, or "search", the search's); once per process, so making more
     engines of a game neither re-reads nor re-hashes its sources. ``game_rules`` in it is the
     rules module it runs: ``rules_module``, or under ``"float32"`` the float32 copy of a game
-    that declares ``PRECISION``."""
+    that declares ``PRECISION``. ``constants``: see ``driver_source``."""
     precision_name = precision.DEFAULT if precision_name is None else precision_name
     precision.check(precision_name)
     narrow = precision_name != precision.DEFAULT and bool(precision.declared(rules_module))
-    source = driver_source(rules_module, action_discrete, kind)
+    source = driver_source(rules_module, action_discrete, kind, constants=constants)
     digest = hashlib.sha256((source + numba.__version__ + precision_name * narrow).encode())
     # The rules inline code from every module they import: any edit there must give a new
     # module, or numba would keep serving machine code compiled from the old source.
@@ -170,7 +174,7 @@ def load_drivers(game, rules_module, action_discrete, kind="drivers", precision_
         if agents is not None:
             originals += [m for m in precision.module_names(agents, games) if m not in originals]
         copies = {m: f"{modname}_f32_{k}" for k, m in enumerate(originals)}
-        source = driver_source(rules_module, action_discrete, kind, copies)
+        source = driver_source(rules_module, action_discrete, kind, copies, constants)
     texts = {path: source}
     for original, copy in copies.items():
         texts[cache_dir() / f"{copy}.py"] = precision.rewrite(

@@ -15,6 +15,17 @@ simulations needs at most S + 1 nodes.
 - ``prior`` (T, M, A) float64: the prior probabilities (zero on illegal actions);
 - ``legal`` (T, M, A) bool: the legal actions of the seat to move.
 
+Chance (a game that declares ``CHANCE``: its ``step`` draws from the record's stream): the search
+steps each record it makes with a word of its own stream, never the episode's, and where a step
+drew, the edge (node, action) leads to a chance node (``chance``, an afterstate: the position after
+the action, before chance) whose children are sampled outcomes: the records that action gave, each
+stepped with a fresh word. ``children[x, 0]`` is a chance node's first outcome and ``sibling`` links
+the others. A simulation through a chance node makes a new outcome while the node has fewer than
+``ceil(V ** CHANCE_WIDENING)`` of them, V its visits with this one (progressive widening), else goes
+on to its least visited one; its value is the mean of its visits, an expectation over the drawn
+outcomes, as a Stochastic MuZero afterstate's (which a learned model samples from a codebook; here
+the game's own step draws).
+
 The value of action ``a`` at node ``n`` (its Q) is ``reward + discount * value`` of the child,
 as mctx's ``Tree.qvalues``; an unvisited action has none. The selection rules are mctx's
 (``muzero_action_selection`` with ``qtransform_by_parent_and_siblings``; Gumbel MuZero's
@@ -44,6 +55,8 @@ NODE = np.dtype(
         ("raw", np.float64),
         ("reward", np.float64),
         ("discount", np.float64),
+        ("chance", np.bool_),  # a chance node: its children are sampled outcomes
+        ("sibling", np.int32),  # an outcome's next sibling under its chance node, or -1
     ],
     align=True,
 )
@@ -64,6 +77,7 @@ CALLBACK = 2
 FRESH = 0
 TERMINAL = 1
 AGAIN = 2
+OUTCOME = 3  # at a chance node that draws a new outcome (``walk`` = (chance node, -1))
 
 # Float parameters, by index into the search's ``fparams`` array.
 C_INIT = 0  # PUCT's pb_c_init
@@ -76,7 +90,8 @@ DIRICHLET_FRACTION = 6
 DIRICHLET_ALPHA = 7
 GUMBEL_SCALE = 8
 TEMPERATURE = 9
-F_PARAMS = 10
+CHANCE_WIDENING = 10  # a chance node of V visits has up to ceil(V ** this) outcomes
+F_PARAMS = 11
 
 # Integer parameters, by index into ``iparams``.
 SELECTION = 0
@@ -526,16 +541,43 @@ def select(nodes, children, prior, legal, n, noise, table, terms, fparams, ipara
     return puct_select(nodes, children, prior, legal, n, fparams, term)
 
 
+@nb.njit(cache=True, error_model="numpy")
+def next_outcome(nodes, children, x, widening):
+    """The outcome of chance node ``x`` a simulation goes on to: its least visited (the newest
+    among equals), or -1 where ``x`` may draw one more (fewer than ``ceil(V ** widening)`` so
+    far, V its visits with this one)."""
+    count = 0
+    best = -1
+    o = children[x, 0]
+    while o >= 0:
+        count += 1
+        if best < 0 or nodes[o].visits < nodes[best].visits:
+            best = o
+        o = nodes[o].sibling
+    if count < math.ceil((nodes[x].visits + 1) ** widening):  # this visit counted
+        return -1
+    return best
+
+
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def walk_down(nodes, children, prior, legal, noise, scratch, table, terms, fparams, iparams, walk):
     """One simulation's way down from the root (mctx's ``simulate``): FRESH where it leaves
-    the tree, ``walk`` = (node, action) the node to make; TERMINAL at a terminal node and AGAIN
-    at a node cut off by MAX_DEPTH, ``walk`` = (node, -1)."""
+    the tree, ``walk`` = (node, action) the node to make; OUTCOME at a chance node that draws a
+    new outcome, TERMINAL at a terminal node and AGAIN at a node cut off by MAX_DEPTH, ``walk``
+    = (node, -1)."""
     n = np.int64(0)
     depth = 0
     while True:
         if nodes[n].terminal:
             break
+        if nodes[n].chance:
+            o = next_outcome(nodes, children, n, fparams[CHANCE_WIDENING])
+            if o < 0:
+                walk[0] = n
+                walk[1] = -1
+                return OUTCOME
+            n = np.int64(o)
+            continue
         a = select(nodes, children, prior, legal, n, noise, table, terms, fparams, iparams, scratch)
         if a < 0:  # no legal action: only a terminal node has none, but never loop on it
             break

@@ -39,12 +39,14 @@ import numba as nb
 import numpy as np
 
 from vecenv.kernels.agents import uniform_choice
+from vecenv.kernels.rng import next_u64
 from vecenv.kernels.search import (
     AGAIN,
     EVALUATION,
     FRESH,
     LOW,
     MAX_STEPS,
+    OUTCOME,
     ROLLOUT,
     ROLLOUT_LIMIT,
     SIMULATIONS,
@@ -61,6 +63,11 @@ from vecenv.kernels.tree_op import (
 from vecenv.kernels.turns import ACTIVE
 from vecenv.kernels.views import borrowed
 
+# What the search of a game binds beside its rules (``build.load_drivers``' constants); these
+# defaults, before the binding block, hold where it binds none (the GPU search's).
+ONE_AGENT = False  # a one-agent game: no statuses, agent 0 moves until the episode ends
+CHANCE = False  # the game declares CHANCE: its step draws from the record's stream
+
 # >>> bindings
 game_reset = game_step = game_observe = game_observe_step = game_act = None
 ACTION_DISCRETE = True
@@ -69,7 +76,10 @@ ACTION_DISCRETE = True
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def seat_to_move(s, searcher):
-    """The one ACTIVE seat; the searching seat where both are; -1 where none is."""
+    """The one ACTIVE seat; the searching seat where both are; -1 where none is (a one-agent
+    game: its agent, 0)."""
+    if ONE_AGENT:
+        return 0
     first = s.status[0] == ACTIVE
     second = s.status[1] == ACTIVE
     if first and second:
@@ -87,12 +97,13 @@ def legal_row(legal_view, t, seat):
     return legal_view[t, min(seat, legal_view.shape[1] - 1)]
 
 
-# Inlined (into ``simulate``, its one caller): a call hands over every array of the tree and the
-# game field by field, which cost a simulation more than the node's step.
+# Inlined (into ``simulate``): a call hands over every array of the tree and the game field by
+# field, which cost a simulation more than the node's step.
 @nb.njit(cache=True, error_model="numpy", inline="always")
-def make_node(t, n, a, c, cfg, records, nodes, children, legal, game, obs, searcher, r, iparams):
-    """Node ``c``, node ``n``'s child by action ``a``: its record stepped from ``n``'s, its
-    edge, its legal actions; the observation row ``t`` then holds its observation."""
+def step_node(t, n, a, c, cfg, records, nodes, children, legal, game, obs, searcher, r, iparams):
+    """Node ``c``, from node ``n`` by action ``a``: its record stepped from ``n``'s (with a word
+    of the search's own stream where the game has chance), its edge, its legal actions; the
+    observation row ``t`` then holds its observation. Returns whether the step drew chance."""
     legal_view, acts, rews = game[2], game[3], game[4]
     low = iparams[LOW]
     records[c] = records[n]
@@ -102,11 +113,17 @@ def make_node(t, n, a, c, cfg, records, nodes, children, legal, game, obs, searc
     row[0] = low
     row[1] = low
     row[m] = low + a
-    other = 1 - m
-    if s.status[other] == ACTIVE:  # both seats move: the other one at random
-        game_observe(s, cfg, obs, t)
-        row[other] = low + max(uniform_choice(r, legal_row(legal_view, t, other)), 0)
+    if not ONE_AGENT:
+        other = 1 - m
+        if s.status[other] == ACTIVE:  # both seats move: the other one at random
+            game_observe(s, cfg, obs, t)
+            row[other] = low + max(uniform_choice(r, legal_row(legal_view, t, other)), 0)
+    word = s.rng
+    if CHANCE:  # never the episode's stream: what it will draw is no business of the search
+        word = next_u64(r)
+        s.rng = word
     ended = game_step(s, cfg, row, rews[t])
+    drew = s.rng != word
     s.step += 1
     truncated = s.step >= iparams[MAX_STEPS]
     over = ended != 0 or truncated
@@ -129,11 +146,54 @@ def make_node(t, n, a, c, cfg, records, nodes, children, legal, game, obs, searc
     node.reward = rews[t, m]
     node.terminal = moves == 0
     node.mover = mover if moves > 0 else -1
+    node.chance = False
+    node.sibling = -1
     if moves == 0:
         node.discount = 0.0
     else:
         node.discount = 1.0 if mover == m else -1.0
+    return drew
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def make_node(t, n, a, c, cfg, records, nodes, children, legal, game, obs, searcher, r, iparams):
+    """Node ``n``'s child by action ``a``, made at ``c`` (``step_node``); where the step drew
+    chance, ``c`` becomes the chance node of (``n``, ``a``) and the outcome drawn its first
+    child, at ``c + 1``. Returns the node made last: the simulation's leaf."""
+    drew = step_node(
+        t, n, a, c, cfg, records, nodes, children, legal, game, obs, searcher, r, iparams
+    )
     children[n, a] = c
+    if not (CHANCE and drew):
+        return c
+    o = c + 1
+    records[o] = records[c]
+    nodes[o] = nodes[c]
+    nodes[o].parent = c
+    for k in range(children.shape[1]):
+        legal[o, k] = legal[c, k]
+        legal[c, k] = False
+        children[o, k] = -1
+    x = nodes[c]  # the chance node: the action's value to its mover, before chance
+    x.mover = nodes[n].mover
+    x.terminal = False
+    x.chance = True
+    x.reward = 0.0
+    x.discount = 1.0
+    children[c, 0] = o
+    return o
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
+def make_outcome(t, x, c, cfg, records, nodes, children, legal, game, obs, searcher, r, iparams):
+    """A new outcome of chance node ``x`` at ``c``: the record of ``x``'s parent stepped by
+    ``x``'s action with a fresh word of the search's stream, the outcome's edge below ``x``."""
+    n = nodes[x].parent
+    a = nodes[x].action
+    step_node(t, n, a, c, cfg, records, nodes, children, legal, game, obs, searcher, r, iparams)
+    nodes[c].parent = x
+    nodes[c].sibling = children[x, 0]
+    children[x, 0] = c
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
@@ -144,17 +204,25 @@ def rollout(t, s, seat, cfg, game, obs, r, iparams):
     low = iparams[LOW]
     work[t] = s
     w = work[t]
+    if CHANCE:  # the playout's chance from the search's stream, not the episode's
+        w.rng = next_u64(r)
     row = acts[t]
     total = 0.0
     for _ in range(iparams[ROLLOUT_LIMIT]):
         row[0] = low
         row[1] = low
-        for k in range(2):
-            if w.status[k] == ACTIVE:
-                pick = uniform_choice(r, legal_row(legal_view, t, k))
-                if pick < 0:
-                    return total
-                row[k] = low + pick
+        if ONE_AGENT:
+            pick = uniform_choice(r, legal_row(legal_view, t, 0))
+            if pick < 0:
+                return total
+            row[0] = low + pick
+        else:
+            for k in range(2):
+                if w.status[k] == ACTIVE:
+                    pick = uniform_choice(r, legal_row(legal_view, t, k))
+                    if pick < 0:
+                        return total
+                    row[k] = low + pick
         ended = game_step(w, cfg, row, rews[t])
         w.step += 1
         total += rews[t, seat]
@@ -183,38 +251,47 @@ def begin_tree(t, state, cfg, records, nodes, children, legal, game, obs, search
     root.visits = 0
     root.reward = 0.0
     root.discount = 0.0
+    root.chance = False
+    root.sibling = -1
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def simulate(t, row, used, cfg, tree, game, obs, searcher, r, iparams, op, context):
-    """One simulation of tree ``t`` down to its leaf, which it makes (node ``used``) where it
-    leaves the tree: ``(leaf, code)``, ``kernels/search``'s FRESH, TERMINAL or AGAIN; the
-    observation row ``t`` then holds a FRESH or AGAIN leaf's observation."""
+    """One simulation of tree ``t`` down to its leaf, which it makes where it leaves the tree
+    (at ``used``, and ``used + 1`` where a chance node comes first): ``(leaf, code)``,
+    ``kernels/search``'s FRESH, TERMINAL or AGAIN; the observation row ``t`` then holds a FRESH
+    or AGAIN leaf's observation."""
     code = np.int64(call_tree_op(op, context, OP_WALK, t, row, 0, 0.0))
     records = game[0][t]
     walk = game[5][t]
-    if code != FRESH:
+    if code == TERMINAL or code == AGAIN:  # noqa: SIM109 (numba: no tuples)
         if code == AGAIN:
             game_observe(records[walk[0]], cfg, obs, t)
         return walk[0], code
     nodes, children, legal = tree[0][t], tree[1][t], tree[2][t]
-    make_node(
-        t,
-        walk[0],
-        walk[1],
-        used,
-        cfg,
-        records,
-        nodes,
-        children,
-        legal,
-        game,
-        obs,
-        searcher,
-        r,
-        iparams,
-    )
-    return used, TERMINAL if nodes[used].terminal else FRESH
+    leaf = used
+    if code == OUTCOME:
+        make_outcome(
+            t, walk[0], used, cfg, records, nodes, children, legal, game, obs, searcher, r, iparams
+        )
+    else:
+        leaf = make_node(
+            t,
+            walk[0],
+            walk[1],
+            used,
+            cfg,
+            records,
+            nodes,
+            children,
+            legal,
+            game,
+            obs,
+            searcher,
+            r,
+            iparams,
+        )
+    return leaf, TERMINAL if nodes[leaf].terminal else FRESH
 
 
 # The loops over the trees: each runs trees ``lo`` to ``hi`` - 1, without the GIL, so that a
@@ -242,7 +319,7 @@ def run(states, rows, seats, cfgs, tree, game, obs, words, iparams, op, context,
             leaf, code = simulate(
                 t, row, used, cfg, tree, game, obs, searcher, r, iparams, op, context
             )
-            used += leaf == used
+            used = max(used, leaf + 1)
             value = 0.0
             if code != TERMINAL and rollouts:
                 value = rollout(t, records[leaf], nodes[leaf].mover, cfg, game, obs, r, iparams)
@@ -319,7 +396,7 @@ def descend(
             op,
             context,
         )
-        used[t] += leaf == used[t]
+        used[t] = max(used[t], leaf + 1)
         leaves[t] = leaf
         codes[t] = code
         movers[t] = tree[0][t][leaf].mover

@@ -6,6 +6,12 @@ instead of being compiled again into each game's search (numba optimises and emi
 callees again into every caller, which made a game's first search several times slower to compile
 than the game's engine). The arrays reach it through a context, an int64 array of their addresses
 and sizes.
+
+numba keys ``tree_op``'s cached machine code on this file's contents alone, though it inlines
+``kernels/search.py``'s functions and lays out its ``NODE``: a change there must come with one here
+(these lines name the layout they were compiled with: ``NODE`` with ``chance`` and ``sibling``,
+chance nodes widening by their visits with the simulation's own), or a process could run code
+compiled for the old layout.
 """
 
 import functools
@@ -106,8 +112,9 @@ def _tree_op(context, op, t, i, j, value):
     - OP_ROOT (``i`` the episode): the root's priors (uniform, or the evaluator's ``logits``
       row where the evaluation is CALLBACK), its first visit, of ``value``, and its noise;
     - OP_WALK (``i`` the episode): one simulation's way down, to where it makes a node (returns
-      FRESH, ``walk[t]`` = (parent, action)), reaches a terminal node (TERMINAL, (node, -1)) or
-      is cut off by MAX_DEPTH (AGAIN, (node, -1));
+      FRESH, ``walk[t]`` = (parent, action)), draws a new outcome of a chance node (OUTCOME,
+      (chance node, -1)), reaches a terminal node (TERMINAL, (node, -1)) or is cut off by
+      MAX_DEPTH (AGAIN, (node, -1));
     - OP_SETTLE (``i`` the node, ``j`` its code): the node's priors (as OP_ROOT's) unless it is
       terminal, and the simulation counted with ``value`` (``settle``);
     - OP_RESULTS (``i`` the episode): the root's results into the episode's rows (``results``).

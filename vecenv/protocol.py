@@ -41,11 +41,28 @@ Optional:
 - ``position(record, config, given)``: a plain Python function building a record from a
   starting position (``vecenv.kernels.position`` says what ``given`` holds);
 - ``POSITION_KEYS``: the game's own keys of a position beside the observation (chess's
-  ``"fen"``), handed to ``position`` as given.
+  ``"fen"``), handed to ``position`` as given;
+- ``redraw_hidden(records, config, agent, rng)``: declares that the game has hidden
+  information (cards an agent alone sees, a card dealt face down). A plain Python function that
+  draws again, in place, what ``agent`` cannot see in each record of ``records`` (a 1-d array of
+  the game's records), uniformly among what is consistent with what it sees, from the numpy
+  ``Generator`` ``rng``. The game's ``observe`` writes agent k's row of each per-agent field from
+  what agent k may see alone, and its shared fields from what every agent sees; the contract
+  check "hidden information" redraws with this hook and requires agent k's observation (and its
+  built-in agents' moves) to stay byte for byte the same. The search agent ``mcts``, which reads
+  whole records, refuses such a game;
+- ``CHANCE = True``: declares that ``step`` draws from the episode's stream (dice, a tile, a card
+  dealt in play). The search then steps every record it makes with a word of its own stream and
+  keeps an action's outcomes under a chance node (``vecenv.kernels.search``): it never reads
+  what the episode will draw. The contract check "chance" fails a game whose ``step`` draws
+  without declaring it.
 
 Two-agent games keep ``status`` and ``reward`` fields and take turns through
-``vecenv.kernels.turns`` (Kaggle's statuses). Compile every function with
-``@nb.njit(cache=True, error_model="numpy")``; no Python objects, no allocation.
+``vecenv.kernels.turns`` (Kaggle's statuses). Chance (dice, cards, tiles) is drawn from the
+episode's own stream (``s.rng``) inside ``reset`` and ``step``, never elsewhere: the same seed then
+gives the same deals for any batch split, and a search gives a record a stream of its own to draw a
+chance outcome (``vecenv.search``), never reading what the episode will draw. Compile every function
+with ``@nb.njit(cache=True, error_model="numpy")``; no Python objects, no allocation.
 
 **``agents.py``** (optional), built-in agents that move inside the engine: ``NAMES`` (their
 names; the index is the agent's kind), ``MEMORY`` (int64 words an agent keeps per match, or a
@@ -65,7 +82,17 @@ function of the configuration), and the numba function
 SPEC_SUFFIX = ".json"
 RULES = "rules"
 REQUIRED_RULES = ("FIELDS", "reset", "step", "observe")
-OPTIONAL_RULES = ("observe_step", "STATE_BOUNDS", "check_state", "position", "POSITION_KEYS")
+OPTIONAL_RULES = (
+    "observe_step",
+    "STATE_BOUNDS",
+    "check_state",
+    "position",
+    "POSITION_KEYS",
+    "redraw_hidden",
+    "CHANCE",
+)
+HIDDEN_INFORMATION = "redraw_hidden"
+CHANCE = "CHANCE"
 AGENTS = "agents"
 REQUIRED_AGENTS = ("NAMES", "MEMORY", "act")
 RENDER = "render"

@@ -318,6 +318,19 @@ def rules(name):
     return importlib.import_module(f"{game.package}.rules")
 
 
+def hidden_information(name):
+    """Whether the game declares hidden information (its rules' ``redraw_hidden``): what one
+    agent observes is not what another does, and no face or agent may read a whole record on an
+    agent's behalf."""
+    return hasattr(rules(name), protocol.HIDDEN_INFORMATION)
+
+
+def chance(name):
+    """Whether the game declares chance (its rules' ``CHANCE``): its ``step`` draws from the
+    episode's stream (dice, tiles, cards dealt in play), which a search must never read."""
+    return bool(getattr(rules(name), protocol.CHANCE, False))
+
+
 def game_module(name, part):
     """Import the game's module ``part`` (rules, render, agents); None if the game has none."""
     game = get_game(name)

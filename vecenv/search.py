@@ -1,6 +1,6 @@
 """Batched Monte Carlo tree search over a game's own rules.
 
-``MCTS(game, simulations)`` searches N positions of a two-agent game at once, S simulations each,
+``MCTS(game, simulations)`` searches N positions of a game at once, S simulations each,
 inside compiled code: one tree per position, grown by copying the game's state records and
 stepping them with its ``step``, the legal moves read from its observation's ``legal`` field
 (every action is legal in a game without one, and a move its rules refuse loses, as they rule
@@ -30,11 +30,21 @@ object while one runs, re-entered from its evaluator or from another thread, is 
 once. The float settings are finite numbers up to ``SETTING_LIMIT`` (1e100; ``c_base`` and
 ``dirichlet_alpha`` from 1e-100), inside which every search answers finite numbers.
 
-A two-agent game of Kaggle's statuses (``vecenv.kernels.turns``) with one discrete action per
-agent can be searched: the seat to move is the ACTIVE one and values are zero-sum (a node's value
-is the mover's; a step that keeps the mover adds the next value, one that passes the move
-subtracts it, as mctx's discount of -1). Where both seats move at once (rps) the searching seat
-chooses and the other's action is drawn uniformly from its legal ones.
+A game with one discrete action per agent and no hidden information
+(``registry.hidden_information``) can be searched. In a two-agent game of Kaggle's statuses
+(``vecenv.kernels.turns``) the seat to move is the ACTIVE one and values are zero-sum (a node's
+value is the mover's; a step that keeps the mover adds the next value, one that passes the move
+subtracts it, as mctx's discount of -1); where both seats move at once (rps) the searching seat
+chooses and the other's action is drawn uniformly from its legal ones. In a one-agent game
+(2048, MinAtar) its agent moves until the episode ends and a node's value is the sum of the
+rewards to come (returns in the hundreds want PUCT, whose Q is normalised by the node's and its
+siblings', rather than UCT's constant).
+
+Chance: a game that declares ``CHANCE`` (its step draws dice or tiles from the record's stream)
+is stepped with words of the search's own stream, never the episode's, and an action that drew
+leads to a chance node over the outcomes the search drew (``chance_widening``; see
+``vecenv.kernels.search``): its value is their expectation. Such a game takes up to two nodes a
+simulation.
 
 The agent ``mcts`` of every two-agent game is this search playing the seat to move (random
 rollouts, UCT, ``DEFAULT_SIMULATIONS`` simulations; ``"mcts:400"`` sets them): ``MCTSAgent``,
@@ -61,9 +71,11 @@ from .inputs import SEED_LIMIT, fresh_seed
 from .search_checks import (
     SETTING_LIMIT,
     bool_mask,
+    check_perfect_information,
     finite,
     float_array,
     positive,
+    searchable,
     tree_budget,
 )
 from .spec import is_integer
@@ -107,7 +119,7 @@ def _host_ones(shape):
 
 
 class MCTS:
-    """Batched MCTS over positions of one two-agent game (see the module). One search at a
+    """Batched MCTS over positions of one game (see the module). One search at a
     time: an object is not shared between threads (a concurrent or re-entered search is a
     RuntimeError).
 
@@ -133,6 +145,9 @@ class MCTS:
             probability proportional to ``visits ** (1 / temperature)``.
         max_depth: mctx's ``max_depth`` (None: no cut-off).
         rollout_limit: the most plies of a rollout (default: the time limit, else 10,000).
+        chance_widening: in a game with chance (its rules' ``CHANCE``), a chance node at its
+            V-th visit draws a new outcome while it has fewer than ``ceil(V ** chance_widening)``
+            (0.5: the square root; 0: one outcome; 1: a new one every visit).
         max_trees: the most trees held at once (positions beyond are searched in batches of
             it, with the same results); default: as many as the memory budget holds.
         memory_budget: the most bytes the trees may take (bytes or "16G", as ``vecenv.make``'s;
@@ -170,6 +185,7 @@ class MCTS:
         temperature=0.0,
         max_depth=None,
         rollout_limit=None,
+        chance_widening=0.5,
         max_trees=None,
         memory_budget=None,
         device="cpu",
@@ -181,12 +197,17 @@ class MCTS:
             engine = game
         else:
             spec = registry.get_spec(game)
-            if spec.num_agents != 2:  # before an engine is made (and compiled)
-                raise ValueError(f"{spec.name} is not a two-agent game: the search plays those")
+            if spec.num_agents > 2:  # before an engine is made (and compiled)
+                raise ValueError(
+                    f"{spec.name} has {spec.num_agents} agents: the search plays one or two"
+                )
+            check_perfect_information(game)
             engine = Engine(game, num_envs=1, seed=0, autoreset="disabled", **configuration)
         self.engine = engine
         self.name = engine.name
-        self._check_game(engine)
+        game_of = searchable(engine, getattr(self, "device", "cpu"))
+        self.low, self.num_actions, self.chance = game_of.low, game_of.num_actions, game_of.chance
+        self._legal = game_of.legal
         self.simulations = positive(simulations, "simulations", MAX_SIMULATIONS)
         if selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, got {selection!r}")
@@ -215,6 +236,7 @@ class MCTS:
         f[kernels.DIRICHLET_ALPHA] = finite(dirichlet_alpha, "dirichlet_alpha", tiny, big)
         f[kernels.GUMBEL_SCALE] = finite(gumbel_scale, "gumbel_scale", 0.0, big)
         f[kernels.TEMPERATURE] = finite(temperature, "temperature", 0.0, big)
+        f[kernels.CHANCE_WIDENING] = finite(chance_widening, "chance_widening", 0.0, 1.0)
         i = np.zeros(kernels.I_PARAMS, dtype=np.int64)
         i[kernels.SELECTION] = SELECTIONS[selection]
         i[kernels.SIMULATIONS] = self.simulations
@@ -225,7 +247,8 @@ class MCTS:
         i[kernels.MAX_STEPS] = engine._max_steps
         i[kernels.LOW] = self.low
         self.memory_budget = memory_budget
-        self._nodes = self.simulations + 1
+        # A simulation makes a node, or a chance node and its first outcome.
+        self._nodes = (2 if self.chance else 1) * self.simulations + 1
         per_tree = self._tree_bytes()
         budget, whose = tree_budget(memory_budget)
         # Gumbel's sequential halving schedule: (considered + 1) x S int32, held once.
@@ -266,42 +289,12 @@ class MCTS:
 
     # -- the game --------------------------------------------------------------------------------
 
-    def _check_game(self, engine):
-        """The game can be searched (see the module), or ValueError saying why not."""
-        name = engine.name
-        action = engine.action
-        if engine.num_agents != 2:
-            raise ValueError(f"{name} is not a two-agent game: the search plays those")
-        if not action.discrete or action.shape != ():
-            raise ValueError(f"{name}'s actions are not one discrete choice: it cannot be searched")
-        fields = engine.state_dtype.fields
-        status = fields.get("status")
-        if status is None or status[0].shape != (2,) or fields.get("reward") is None:
-            raise ValueError(
-                f"{name} keeps no Kaggle statuses and rewards (vecenv.kernels.turns): the search "
-                "finds the seat to move from them"
-            )
-        self.low = int(action.low[0])
-        self.num_actions = int(action.high[0]) - self.low + 1
-        if not 1 <= self.num_actions <= 2**20:
-            raise ValueError(f"{name} has {self.num_actions} actions: too many to search")
-        self._legal = None
-        for k, f in enumerate(engine.observation):
-            if f.name != "legal":
-                continue
-            if f.dtype != np.bool_ or f.shape != (self.num_actions,):
-                raise ValueError(
-                    f"{name}'s 'legal' observation must be bool of shape ({self.num_actions},), "
-                    f"one per action; it is {f.dtype} {f.shape}"
-                )
-            self._legal = (k, f.shared)
-
     def _tree_bytes(self):
         """What one tree takes: its nodes, their records and per-action arrays, its scratch."""
         e = self.engine
         m, a = self._nodes, self.num_actions
         per_node = kernels.NODE.itemsize + e.state_dtype.itemsize + a * (4 + 8 + 1)
-        obs = memory.observation_bytes(e.observation, 2)
+        obs = memory.observation_bytes(e.observation, e.num_agents)
         return m * per_node + e.state_dtype.itemsize + obs + a * (8 * 3 + 2) + 64
 
     def _layout(self, trees):
@@ -330,7 +323,7 @@ class MCTS:
             np.zeros((trees, 2), dtype=np.int64),
         )
         obs = tuple(
-            np.zeros(((trees,) if f.shared else (trees, 2)) + f.shape, dtype=f.dtype)
+            np.zeros(((trees,) if f.shared else (trees, e.num_agents)) + f.shape, dtype=f.dtype)
             for f in e.observation
         )
         return tree, game, obs
@@ -390,7 +383,8 @@ class MCTS:
     def _kernels(self):
         if self._drivers is None:
             e = self.engine
-            self._drivers = build.load_drivers(e.name, e.rules, True, "search")
+            constants = (("ONE_AGENT", e.num_agents == 1), ("CHANCE", self.chance))
+            self._drivers = build.load_drivers(e.name, e.rules, True, "search", constants=constants)
         return self._drivers
 
     # -- searching -------------------------------------------------------------------------------
@@ -465,30 +459,7 @@ class MCTS:
 
     def _search_unshared(self, states, words, mask, seats):
         n = states.shape[0]
-        status = states["status"]
-        active = status == ACTIVE
-        running = (states["done"] == 0) & active.any(axis=1)
-        if seats is None:
-            both = mask & running & active.all(axis=1)
-            if both.any():
-                raise ValueError(
-                    f"both seats are to move in position {int(np.flatnonzero(both)[0])}: name "
-                    "the searching seat with seats="
-                )
-            seats = np.where(active[:, 0], 0, 1)
-        else:
-            seats = np.asarray(seats)
-            if (
-                seats.shape != (n,)
-                or seats.dtype.kind not in "iu"
-                or not np.isin(seats, (0, 1)).all()
-            ):
-                raise ValueError(f"seats must be ({n},) integers 0 or 1")
-            seats = seats.astype(np.int64)
-            idle = mask & running & ~active[np.arange(n), seats]
-            if idle.any():
-                i = int(np.flatnonzero(idle)[0])
-                raise ValueError(f"seat {seats[i]} is not to move in position {i}")
+        seats, running = self._seats(states, mask, seats)
         searched = mask & running
         rows = np.flatnonzero(searched).astype(np.int64, copy=False)
         out = self._results(n)
@@ -515,6 +486,34 @@ class MCTS:
             searched=searched,
             seats=np.where(searched, seats, -1),
         )
+
+    def _seats(self, states, mask, seats):
+        """The seat searching each position (checked where given) and which positions run (not
+        over, with a seat to move): a one-agent game's agent moves until its episode ends."""
+        n = states.shape[0]
+        if self.engine.num_agents == 1:
+            if seats is not None and not (np.asarray(seats) == 0).all():
+                raise ValueError(f"{self.name} has one agent: seats must be 0")
+            return np.zeros(n, dtype=np.int64), states["done"] == 0
+        active = states["status"] == ACTIVE
+        running = (states["done"] == 0) & active.any(axis=1)
+        if seats is None:
+            both = mask & running & active.all(axis=1)
+            if both.any():
+                raise ValueError(
+                    f"both seats are to move in position {int(np.flatnonzero(both)[0])}: name "
+                    "the searching seat with seats="
+                )
+            return np.where(active[:, 0], 0, 1), running
+        seats = np.asarray(seats)
+        if seats.shape != (n,) or seats.dtype.kind not in "iu" or not np.isin(seats, (0, 1)).all():
+            raise ValueError(f"seats must be ({n},) integers 0 or 1")
+        seats = seats.astype(np.int64)
+        idle = mask & running & ~active[np.arange(n), seats]
+        if idle.any():
+            i = int(np.flatnonzero(idle)[0])
+            raise ValueError(f"seat {seats[i]} is not to move in position {i}")
+        return seats, running
 
     def _results(self, n):
         """The result arrays of a search of ``n`` positions, by episode, as the trees write

@@ -17,7 +17,7 @@ import sysconfig
 import numba
 import numpy as np
 
-from vecenv import registry, search
+from vecenv import registry, search, search_checks
 from vecenv.kernels.agents import AGENT_RNG, agent_words, memory_words
 from vecenv.kernels.turns import ACTIVE, INVALID
 
@@ -26,10 +26,10 @@ from .spec import is_integer
 
 def builtin_names(game):
     """The names of the agents every seat of ``game`` may be given: its own (``agents.py``)
-    and, for a two-agent game, ``mcts`` (``vecenv.search``)."""
+    and, for a two-agent game of perfect information, ``mcts`` (``vecenv.search``)."""
     module = registry.game_module(game, "agents")
     names = tuple(module.NAMES) if module is not None else ()
-    if registry.get_spec(game).num_agents == 2:
+    if registry.get_spec(game).num_agents == 2 and not registry.hidden_information(game):
         names += (search.AGENT,)
     return names
 
@@ -38,6 +38,7 @@ def check_agent(game, agent):
     """A ValueError unless ``agent`` is one of the game's built-in names, the search agent
     (``mcts``, ``mcts:N`` or a ``search.MCTSAgent``) or a callable."""
     if search.agent_spec(agent) is not None:
+        search_checks.check_perfect_information(game)
         return
     module = registry.game_module(game, "agents")
     names = tuple(module.NAMES) if module is not None else ()

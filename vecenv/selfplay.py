@@ -84,6 +84,9 @@ class MatchResults:
     summary: Summary
     actions: np.ndarray = None  # (plies, M, 2) by seat, when kept
     position: object = None  # the position every match (a dict) or each (a list) started from
+    # (M,) the engine's records each match started from, when the actions are kept: a replay
+    # starts there, so a game's chance (the deal, what it draws later) comes out the same.
+    starts: np.ndarray = None
 
     def status_names(self, match):
         return [STATUS_NAMES[c] for c in self.statuses[match]]
@@ -100,6 +103,8 @@ class MatchResults:
             start = self.position if isinstance(self.position, dict) else self.position[match]
             steps = kaggle.position_steps(self.game, start, self.configuration)
         env = kaggle.make(self.game, configuration=self.configuration, steps=steps)
+        if self.starts is not None and self.position is None:
+            env.start_record(self.starts[match])
         for ply in range(int(self.plies[match])):
             if env.done:
                 break
@@ -212,6 +217,7 @@ def play(
     seats = np.zeros(m, dtype=np.int64)  # the seat agent A plays
     if alternate:
         seats[(1 + int(first_match)) % 2 :: 2] = 1
+    starts = engine.get_state() if keep_actions else None
     table = Seats(engine)
     table.assign(agents[0], seats)
     table.assign(agents[1], 1 - seats)
@@ -249,6 +255,7 @@ def play(
         summary=_summary([agent_name(a) for a in agents], rewards),
         actions=np.stack(kept) if keep_actions and kept else None,
         position=position,
+        starts=starts,
     )
 
 
@@ -307,4 +314,5 @@ def _merge(parts, position):
         summary=_summary(head.agents, rewards),
         actions=actions,
         position=position,
+        starts=None if head.starts is None else np.concatenate([p.starts for p in parts]),
     )

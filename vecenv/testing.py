@@ -16,7 +16,7 @@ import numpy as np
 
 import vecenv
 
-from . import memory, registry
+from . import memory, protocol, registry
 from .engine import PARALLEL_MIN_ENVS
 from .kernels.precision import declared as precision_names
 
@@ -364,6 +364,121 @@ def check_render(game):
     return ", ".join(done)
 
 
+def legal_actions(engine, rng):
+    """Actions for every episode and agent, each drawn among the agent's legal moves where the
+    game has a ``legal`` field (a shared one is the mover's), else anywhere in the space."""
+    actions = random_actions(engine, rng)
+    field = next((f for f in engine.observation if f.name == "legal"), None)
+    if field is None or not engine.action.discrete:
+        return actions
+    legal = engine.obs["legal"]
+    low = int(engine.action.low[0])
+    rows = actions.reshape(engine.num_envs, engine.num_agents)  # a view: one agent's (N,) too
+    for i in range(engine.num_envs):
+        for k in range(engine.num_agents):
+            mask = legal[i] if field.shared or engine.num_agents == 1 else legal[i, k]
+            moves = np.flatnonzero(mask)
+            if moves.size:
+                rows[i, k] = low + moves[rng.integers(moves.size)]
+    return actions
+
+
+def _act_all(module, kind, obs, engine, seat, words):
+    """Built-in agent ``kind``'s move for ``seat`` in every episode where that seat is to move
+    (-2 elsewhere), on observation arrays ``obs``, each from a copy of its stream word."""
+    from .kernels.agents import AGENT_RNG, memory_words
+    from .kernels.turns import ACTIVE
+
+    memory = np.zeros(memory_words(module, engine.config), dtype=np.int64)
+    moves = np.full(engine.num_envs, -2, dtype=np.int64)
+    status = engine.states["status"]
+    step = engine.states["step"]
+    for i in np.flatnonzero(status[:, seat] == ACTIVE):
+        r = np.zeros(1, dtype=AGENT_RNG)
+        r["rng"] = words[i]
+        memory[:] = 0
+        moves[i] = module.act(kind, obs, i, seat, int(step[i]), engine._cfg[0], memory, r[0])
+    return moves
+
+
+def check_hidden_information(game, steps=8, n=16):
+    """A game that declares hidden information (its rules' ``redraw_hidden``): drawing again what
+    agent k cannot see gives records ``set_state`` accepts, changes some of them, and leaves
+    agent k's observation byte for byte as it was (its row of every per-agent field, every shared
+    field), and so the moves its built-in agents make for it, over random legal play."""
+    redraw = getattr(registry.rules(game), protocol.HIDDEN_INFORMATION, None)
+    if redraw is None:
+        raise Skipped("the game declares no hidden information (no redraw_hidden)")
+    engine = _engine(game, n, seed=11)
+    twin = _engine(game, n, seed=11)
+    agents = registry.game_module(game, "agents")
+    rng = np.random.default_rng(5)
+    changed = 0
+    for ply in range(steps):
+        records = engine.get_state()
+        words = rng.integers(0, 2**63, size=n, dtype=np.uint64)
+        for k in range(engine.num_agents):
+            other = records.copy()
+            redraw(other, engine.config, k, rng)
+            try:
+                twin.check_state(other)
+            except ValueError as exc:
+                raise CheckFailed(f"ply {ply}: redraw_hidden for agent {k} gave {exc}") from None
+            changed += int((other != records).sum())
+            views = []
+            for state in (records, other):
+                twin.set_state(state)
+                obs = tuple(a.copy() for a in twin._obs)
+                moves = []
+                if agents is not None:
+                    moves = [
+                        _act_all(agents, kind, obs, twin, k, words)
+                        for kind in range(len(agents.NAMES))
+                    ]
+                views.append((obs, moves))
+            (seen, moves), (seen_again, moves_again) = views
+            for f, a, b in zip(engine.observation, seen, seen_again, strict=True):
+                mine = (a, b) if f.shared else (a[:, k], b[:, k])
+                if mine[0].tobytes() != mine[1].tobytes():
+                    where = "shared" if f.shared else f"agent {k}'s"
+                    raise CheckFailed(
+                        f"ply {ply}: {where} observation {f.name!r} changed with what agent "
+                        f"{k} cannot see (redraw_hidden)"
+                    )
+            for kind, (a, b) in enumerate(zip(moves, moves_again, strict=True)):
+                if not np.array_equal(a, b):
+                    raise CheckFailed(
+                        f"ply {ply}: built-in agent {agents.NAMES[kind]!r} moved otherwise for "
+                        f"agent {k} with what it cannot see changed: it reads another's view"
+                    )
+        engine.step(legal_actions(engine, rng))
+    _require(changed > 0, "redraw_hidden never changed a record: it hides nothing")
+    return f"{steps} plies of {n} episodes, each agent's view redrawn"
+
+
+def check_chance(game, steps=20, n=16):
+    """A game's ``step`` draws from the episode's stream only where the game declares it (its
+    rules' ``CHANCE``): a search then gives every record it steps a stream of its own; undeclared,
+    it would read what the episode will draw."""
+    declared = registry.chance(game)
+    engine = _engine(game, n, seed=4)
+    rng = np.random.default_rng(4)
+    drew = 0
+    for _ in range(steps):
+        before, started = engine.states["rng"].copy(), engine.states["step"].copy()
+        engine.step(legal_actions(engine, rng))
+        moved = engine.states["step"] == started + 1  # a step of play, not a reset
+        drew += int(((engine.states["rng"] != before) & moved).sum())
+    if drew and not declared:
+        raise CheckFailed(
+            f"step drew from the episode's stream in {drew} of {steps * n} steps: declare "
+            "CHANCE = True in the rules (a search would read what the episode will draw)"
+        )
+    if declared:
+        return f"declares CHANCE; step drew in {drew} of {steps * n} steps"
+    return f"step draws nothing in {steps * n} steps"
+
+
 def steps_per_second(game, sizes=SPEED_SIZES, seconds=0.2, num_threads=1):
     """Env-steps per second at each batch size (random actions drawn in advance)."""
     rates = {}
@@ -398,6 +513,8 @@ CHECKS = {
     "gymnasium": check_gymnasium,
     "kaggle": check_kaggle,
     "render": check_render,
+    "hidden information": check_hidden_information,
+    "chance": check_chance,
     "speed": check_speed,
 }
 

@@ -26,6 +26,9 @@ REJECT, ACCEPT = 0, 1
 INVALID_BUSY_SERVERS = "Invalid state: num_busy_servers not in expectedrange [0, {})."
 INVALID_PRIORITY = "Invalid state: incoming_priority not in expectedrange {}."
 
+# ``step`` draws from the episode's stream: a search draws that chance from its own.
+CHANCE = True
+
 FIELDS = [
     ("num_busy_servers", np.int64),
     ("incoming_priority", np.int64),

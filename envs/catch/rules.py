@@ -41,6 +41,9 @@ def board_fields(config):
     ]
 
 
+# ``step`` draws from the episode's stream: a search draws that chance from its own.
+CHANCE = True
+
 FIELDS = board_fields
 
 

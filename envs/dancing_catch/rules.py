@@ -24,6 +24,9 @@ TIME_MAX = np.iinfo(np.int64).max - 1  # so the step counter's increment never o
 INVALID_SHUFFLE_IDX = "Invalid state: shuffle_idx entries not in expected range [0, {cells})."
 
 
+# ``step`` draws from the episode's stream: a search draws that chance from its own.
+CHANCE = True
+
 def FIELDS(config):  # noqa: N802 (the protocol's name)
     return board_fields(config) + [
         ("shuffle_idx", np.int64, (config["rows"] * config["columns"],)),

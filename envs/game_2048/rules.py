@@ -32,6 +32,10 @@ LINES = np.array(
     dtype=np.int64,
 )
 
+# ``step`` draws from the episode's stream (the new tile and its cell): a search draws that
+# chance from a stream of its own (the protocol's CHANCE).
+CHANCE = True
+
 FIELDS = [
     ("board", np.int8, (CELLS,)),
     ("legal", np.uint8, (MOVES,)),

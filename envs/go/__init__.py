@@ -1,1 +1,1 @@
-"""Go: two agents on a 9x9 (or 19x19) board, Pgx's rules (superko, area scoring, komi 7.5)."""
+"""Go: two agents on a 9x9, 13x13 or 19x19 board, Pgx's rules (superko, area scoring, komi)."""

@@ -1,4 +1,5 @@
-"""Go over one episode's record, with Pgx's rules and actions (``go_9x9``, ``go_19x19``).
+"""Go over one episode's record, with Pgx's rules and actions (``go_9x9``, ``go_19x19``, and
+Pgx's ``Go(size=13)``, the 13x13 game).
 
 The board is kept with a border: ``size + 2`` rows of ``size + 1`` cells, where row 0, row
 ``size + 1`` and column 0 are off the board (``EDGE``), so the neighbours of a point ``q`` are
@@ -52,11 +53,13 @@ def cells_of(size):
 
 
 def layout(size):
-    """The side a ``size`` game's record is laid out for: 9 up to 9x9, else 19. numba compiles
-    the rules once per record layout, so every board of a class shares one compiled engine; a
-    smaller board uses the start of each array (its bordered board the first ``cells_of(size)``
-    cells, the rest off the board; the first ``size * size`` points of a history row)."""
-    return 9 if size <= 9 else MAX_SIZE
+    """The side a ``size`` game's record is laid out for: 9 up to 9x9, 13 up to 13x13, else 19.
+    numba compiles the rules once per record layout, so every board of a class shares one
+    compiled engine; a smaller board uses the start of each array (its bordered board the first
+    ``cells_of(size)`` cells, the rest off the board; the first ``size * size`` points of a
+    history row). 13x13 has a layout of its own: in 19x19's records its steps copied and scanned
+    twice the bytes."""
+    return 9 if size <= 9 else 13 if size <= 13 else MAX_SIZE
 
 
 def _splitmix(words):

@@ -23,6 +23,9 @@ RAMP_INTERVAL = 100
 INIT_SPAWN_SPEED = 10
 INIT_MOVE_INTERVAL = 5
 
+# ``step`` draws from the episode's stream: a search draws that chance from its own.
+CHANCE = True
+
 FIELDS = [
     ("player_x", np.int64),
     ("player_y", np.int64),

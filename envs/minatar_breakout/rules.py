@@ -22,6 +22,9 @@ FLIP_X = np.array([1, 0, 3, 2], dtype=np.int64)  # off a side wall
 FLIP_Y = np.array([3, 2, 1, 0], dtype=np.int64)  # off the top, a brick or the paddle's middle
 CORNER = np.array([2, 3, 0, 1], dtype=np.int64)  # off the paddle's corner: back the way it came
 
+# ``step`` draws from the episode's stream: a search draws that chance from its own.
+CHANCE = True
+
 FIELDS = [
     ("ball_x", np.int64),
     ("ball_y", np.int64),

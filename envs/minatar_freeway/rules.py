@@ -24,6 +24,9 @@ MINIMAL = np.array([0, 2, 4], dtype=np.int64)  # MinAtar's minimal_action_set()
 PLAYER_SPEED = 3
 TIME_LIMIT = 2500
 
+# ``step`` draws from the episode's stream: a search draws that chance from its own.
+CHANCE = True
+
 FIELDS = [
     ("pos", np.int64),  # the chicken's row
     ("move_timer", np.int64),

@@ -48,6 +48,9 @@ E_BULLETS = 64
 ENEMIES = 64  # fish and enemy submarines together
 DIVERS = 8  # one every 30 steps lives at most 66: 3
 
+# ``step`` draws from the episode's stream: a search draws that chance from its own.
+CHANCE = True
+
 FIELDS = [
     ("oxygen", np.int64),
     ("diver_count", np.int64),

@@ -26,6 +26,9 @@ FASTEST_WAVE = 6  # the move interval ramping stops at
 WAVE_ROWS = 4
 WAVE = 0b0011111100  # columns 2 to 7 of the wave's four rows
 
+# ``step`` draws from the episode's stream: a search draws that chance from its own.
+CHANCE = True
+
 FIELDS = [
     ("pos", np.int64),  # the cannon's column
     ("alien_dir", np.int64),  # -1 left, 1 right

@@ -36,6 +36,9 @@ TIME_MAX = np.iinfo(np.int64).max - 1  # so the step counter's increment never o
 INVALID_WIND_DIRECTION = "Invalid state: expected exactly one entry of wind_direction to be True."
 
 
+# ``step`` draws from the episode's stream: a search draws that chance from its own.
+CHANCE = True
+
 def FIELDS(config):  # noqa: N802 (the protocol's name)
     return board_fields(config) + [
         ("wind_direction", np.uint8, (3,)),

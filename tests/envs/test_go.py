@@ -1,12 +1,12 @@
 """Go beside Pgx's ``go``: the same legal masks, boards, observation planes, rewards and ends.
 
 Random games are played in Pgx and in ours side by side, ply by ply, the moves drawn by Python's
-``random`` among the legal ones (and, in some games, among all actions, so illegal ones end them
-as Pgx rules), on 9x9 and 19x19 with komi 7.5 and on 2x2 with komi 0, where positional superko
+``random`` among the legal ones (and, in some games, among all actions, so illegal ones end them as
+Pgx rules), on 9x9, 13x13 and 19x19 with komi 7.5 and on 2x2 with komi 0, where positional superko
 and ties come often. Pgx (with jax) is a test extra: its ``init`` and ``step`` are jitted over the
 batch once per size and komi. Where Pgx cannot start (a given position), a plain transcription of
-its rules (``PlainGo``: flood fills and a list of past positions, no bookkeeping) is the
-reference, under hypothesis.
+its rules (``PlainGo``: flood fills and a list of past positions, no bookkeeping) is the reference,
+under hypothesis.
 """
 
 import functools
@@ -134,6 +134,14 @@ def test_random_9x9_games_are_pgxs():
         assert seen[event] > 0, (event, seen)
     for end in ("illegal", "two passes", "time over"):
         assert seen[end] > 0, (end, seen)
+
+
+def test_random_13x13_games_are_pgxs():
+    """13x13, Pgx's Go(size=13) (EnvPool's Go13x13), in records laid out for 13x13."""
+    seen = play_both(13, 6, seed=4, illegal=[0.01] * 2)
+    assert seen["games"] == 6 and seen["captures"] > 0 and seen["kos"] > 0
+    e = vecenv.make("go", num_envs=1, size=13)
+    assert e.states["board"].shape == (1, 15 * 14) and e.obs["legal"].shape == (1, 170)
 
 
 def test_random_19x19_games_are_pgxs():

@@ -289,7 +289,10 @@ def test_bad_settings_are_refused(kwargs, message):
 
 @pytest.mark.parametrize(
     "game,message",
-    [("cartpole", "not a two-agent game"), ("game_2048", "not a two-agent game")],
+    [
+        ("pendulum", "not one discrete choice"),
+        ("kuhn_poker", "hidden information"),
+    ],
 )
 def test_games_it_cannot_search_are_refused(game, message):
     with pytest.raises(ValueError, match=message):

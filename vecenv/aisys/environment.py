@@ -75,6 +75,9 @@ class Match:
         spec = registry.get_spec(self.env.name)
         _, engine_config = check_configuration(spec, configuration)
         self.engine = kaggle_engine(self.env.name, engine_config, seed)
+        # The Kaggle game is the engine's episode, its deal and stream included (a game with
+        # chance deals from the seed, so the same state always plays on alike).
+        self.env.start_record(self.engine.get_state(0))
         self.seats = Seats(self.engine)
         self.seats.assign(opponent, np.array([self.other]))
         self.seats.new_matches(np.ones(1, dtype=np.bool_))

@@ -89,6 +89,21 @@ class Environment:
         self.logs.append([])
         return self.state
 
+    def start_record(self, record):
+        """Start a new episode from ``record``, one of the game's engine records
+        (``Engine.get_state``), its random stream included: a game's chance (cards dealt face
+        down, dice to come) goes on as in the episode the record was taken from, which no
+        observation could tell (``make(steps=...)`` starts from observations). Returns the
+        agents' states; ``step`` goes on from there (``run`` would start a new episode, as
+        Kaggle's does after one step)."""
+        if len(self.steps) > 1:  # else the episode just begun is the one restarted
+            self.reset(self._table.num_agents)
+        self._table.engine.set_state(record, 0)
+        default = copy.deepcopy(self.specification["action"].get("default", 0))
+        self.state = self._table.state([default] * self._table.num_agents, self._overage)
+        self.steps = [self.state]
+        return self.state
+
     def step(self, actions, logs=None):
         """Apply one action per agent; returns the agents' states after the step."""
         if self.done:

@@ -82,3 +82,41 @@ def rotate(points, angle, cx=0.0, cy=0.0):
 def flip_y(points, height):
     """Turn y-up world coordinates into image rows."""
     return [(x, height - y) for x, y in points]
+
+
+# A 5 x 7 pixel font for the few characters frames print (cards' ranks, counts): each glyph is
+# seven rows of five bits, the leftmost pixel the highest bit.
+GLYPHS = {
+    "0": (14, 17, 19, 21, 25, 17, 14),
+    "1": (4, 12, 4, 4, 4, 4, 14),
+    "2": (14, 17, 1, 2, 4, 8, 31),
+    "3": (31, 2, 4, 2, 1, 17, 14),
+    "4": (2, 6, 10, 18, 31, 2, 2),
+    "5": (31, 16, 30, 1, 1, 17, 14),
+    "6": (6, 8, 16, 30, 17, 17, 14),
+    "7": (31, 1, 2, 4, 8, 8, 8),
+    "8": (14, 17, 17, 14, 17, 17, 14),
+    "9": (14, 17, 17, 15, 1, 2, 12),
+    "A": (14, 17, 17, 31, 17, 17, 17),
+    "J": (7, 2, 2, 2, 2, 18, 12),
+    "K": (17, 18, 20, 24, 20, 18, 17),
+    "Q": (14, 17, 17, 17, 21, 18, 13),
+    "?": (14, 17, 1, 2, 4, 0, 4),
+    "+": (0, 4, 4, 31, 4, 4, 0),
+    "-": (0, 0, 0, 31, 0, 0, 0),
+    " ": (0, 0, 0, 0, 0, 0, 0),
+}
+
+
+def text(img, string, x, y, scale, color):
+    """``string`` (characters of ``GLYPHS``) with its top-left corner at (x, y), each font pixel
+    a ``scale`` x ``scale`` square, one font pixel between characters."""
+    h, w = img.shape[:2]
+    for k, char in enumerate(string):
+        rows = GLYPHS[char]
+        left = x + k * 6 * scale
+        for r, bits in enumerate(rows):
+            for c in range(5):
+                if bits >> (4 - c) & 1:
+                    x0, y0 = int(left + c * scale), int(y + r * scale)
+                    img[max(y0, 0) : min(y0 + scale, h), max(x0, 0) : min(x0 + scale, w)] = color

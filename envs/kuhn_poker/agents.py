@@ -1,0 +1,21 @@
+"""Kuhn poker's built-in agent as a numba policy (the protocol: ``kernels/agents.py``).
+
+- "random": bet or pass with equal chances, as Pgx's random baseline chooses among the legal
+  actions (both are legal while the game goes on).
+
+It reads only what its seat observes: the legal mask, shared by both agents.
+"""
+
+import numba as nb
+
+from vecenv.kernels.agents import uniform_choice
+
+NAMES = ("random",)
+MEMORY = 0
+
+LEGAL = 4  # the observation's fields: card, mark, chips, turn, legal, features
+
+
+@nb.njit(cache=True, error_model="numpy")
+def act(kind, obs, i, player, step, cfg, memory, r):
+    return uniform_choice(r, obs[LEGAL][i])
