@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import vecenv
-from vecenv import kaggle, pettingzoo, registry, search, selfplay, testing
+from vecenv import kaggle, pettingzoo, registry, search, selfplay, testing, warm
 from vecenv.aisys.environment import Match
 from vecenv.gym.env import GameEnv
 from vecenv.gym.multiagent import MultiAgentVectorEnv
@@ -174,6 +174,9 @@ def test_the_search_refuses_a_game_of_hidden_information(game):
     with pytest.raises(ValueError, match="hidden information"):
         selfplay.play(game, ("mcts", "random"), 2)
     assert "mcts" not in builtin_names(game)
+    # ``vecenv warm --parts all`` (CI's first step) warms the parts the game has, the search it
+    # refuses left out.
+    assert warm.warm([game], ("agents", "search"), jobs=1)[0].error is None
 
 
 @pytest.mark.parametrize("game", HIDDEN)

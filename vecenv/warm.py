@@ -10,7 +10,7 @@ a training run's evaluators) each load instead of each compiling:
 - ``gym``: the Gymnasium vector face's step (one-agent games; the same for SB3 and PufferLib);
 - ``agents``: the built-in agents moving inside the step (two-agent games: self-play, the
   opponents of the Gymnasium and PettingZoo faces);
-- ``search``: the ``mcts`` agent's search (two-agent games);
+- ``search``: the ``mcts`` agent's search (two-agent games of perfect information);
 - ``threads``: the threaded step loop (used at large batches with several threads).
 
 Every part compiles what the first use of it would, into the same cache (concurrent compiles of
@@ -71,11 +71,14 @@ def warm_game(game, parts=DEFAULT_PARTS, **configuration):
     if spec.num_agents == 2:
         from . import search, seats, selfplay
 
-        own = [a for a in seats.builtin_names(name) if a != search.AGENT]
+        names = seats.builtin_names(name)
+        own = [a for a in names if a != search.AGENT]
         if "agents" in parts and own:
             # Every built-in agent is one compiled function of the game: one pair compiles it.
             selfplay.play(name, (own[0], own[0]), 2, seed=0, **configuration)
-        if "search" in parts:
+        # A game of hidden information has no mcts agent (the search would read every seat's
+        # cards): nothing of it to compile.
+        if "search" in parts and search.AGENT in names:
             # Seat 0 searches (a game whose seats move at once needs it named).
             search.MCTS(engine, 2).search(engine.get_state()[:1], seats=[0])
     if "threads" in parts:
