@@ -76,6 +76,7 @@ from .search_checks import (
     float_array,
     positive,
     searchable,
+    searching_seats,
     tree_budget,
 )
 from .spec import is_integer
@@ -459,7 +460,7 @@ class MCTS:
 
     def _search_unshared(self, states, words, mask, seats):
         n = states.shape[0]
-        seats, running = self._seats(states, mask, seats)
+        seats, running = searching_seats(states, mask, seats, self.engine.num_agents, self.name)
         searched = mask & running
         rows = np.flatnonzero(searched).astype(np.int64, copy=False)
         out = self._results(n)
@@ -486,34 +487,6 @@ class MCTS:
             searched=searched,
             seats=np.where(searched, seats, -1),
         )
-
-    def _seats(self, states, mask, seats):
-        """The seat searching each position (checked where given) and which positions run (not
-        over, with a seat to move): a one-agent game's agent moves until its episode ends."""
-        n = states.shape[0]
-        if self.engine.num_agents == 1:
-            if seats is not None and not (np.asarray(seats) == 0).all():
-                raise ValueError(f"{self.name} has one agent: seats must be 0")
-            return np.zeros(n, dtype=np.int64), states["done"] == 0
-        active = states["status"] == ACTIVE
-        running = (states["done"] == 0) & active.any(axis=1)
-        if seats is None:
-            both = mask & running & active.all(axis=1)
-            if both.any():
-                raise ValueError(
-                    f"both seats are to move in position {int(np.flatnonzero(both)[0])}: name "
-                    "the searching seat with seats="
-                )
-            return np.where(active[:, 0], 0, 1), running
-        seats = np.asarray(seats)
-        if seats.shape != (n,) or seats.dtype.kind not in "iu" or not np.isin(seats, (0, 1)).all():
-            raise ValueError(f"seats must be ({n},) integers 0 or 1")
-        seats = seats.astype(np.int64)
-        idle = mask & running & ~active[np.arange(n), seats]
-        if idle.any():
-            i = int(np.flatnonzero(idle)[0])
-            raise ValueError(f"seat {seats[i]} is not to move in position {i}")
-        return seats, running
 
     def _results(self, n):
         """The result arrays of a search of ``n`` positions, by episode, as the trees write

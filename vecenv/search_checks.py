@@ -1,13 +1,15 @@
-"""The search's checks of what it is handed (``vecenv.search``), before anything is compiled or
-allocated: the game (one it can search: perfect information, one discrete action per agent), its
-settings, the trees' memory budget, the masks and the evaluator's answers, each refused with a
-ValueError naming it."""
+"""The search's checks of what it is handed (``vecenv.search``), each refused with a ValueError
+naming it: the game (one it can search: perfect information, one discrete action per agent) and
+the settings, before anything is compiled or allocated; the trees' memory budget; at each search
+the masks and the searching seats; the evaluator's answers."""
 
 import dataclasses
 import math
 import os
 
 import numpy as np
+
+from vecenv.kernels.turns import ACTIVE
 
 from . import memory, registry
 from .spec import is_integer
@@ -104,6 +106,36 @@ def searchable(engine, device="cpu"):
             )
         legal = (k, f.shared)
     return Searchable(low, num_actions, legal, chance)
+
+
+def searching_seats(states, mask, seats, num_agents, name):
+    """The seat searching each position of ``states`` (``seats``, checked, where given) and which
+    positions run (not over, with a seat to move): a one-agent game's agent moves until its
+    episode ends. ``mask``: the positions to search, where a seat must be to move."""
+    n = states.shape[0]
+    if num_agents == 1:
+        if seats is not None and not (np.asarray(seats) == 0).all():
+            raise ValueError(f"{name} has one agent: seats must be 0")
+        return np.zeros(n, dtype=np.int64), states["done"] == 0
+    active = states["status"] == ACTIVE
+    running = (states["done"] == 0) & active.any(axis=1)
+    if seats is None:
+        both = mask & running & active.all(axis=1)
+        if both.any():
+            raise ValueError(
+                f"both seats are to move in position {int(np.flatnonzero(both)[0])}: name "
+                "the searching seat with seats="
+            )
+        return np.where(active[:, 0], 0, 1), running
+    seats = np.asarray(seats)
+    if seats.shape != (n,) or seats.dtype.kind not in "iu" or not np.isin(seats, (0, 1)).all():
+        raise ValueError(f"seats must be ({n},) integers 0 or 1")
+    seats = seats.astype(np.int64)
+    idle = mask & running & ~active[np.arange(n), seats]
+    if idle.any():
+        i = int(np.flatnonzero(idle)[0])
+        raise ValueError(f"seat {seats[i]} is not to move in position {i}")
+    return seats, running
 
 
 def tree_budget(memory_budget):
