@@ -27,6 +27,7 @@ INVALID_SHUFFLE_IDX = "Invalid state: shuffle_idx entries not in expected range 
 # ``step`` draws from the episode's stream: a search draws that chance from its own.
 CHANCE = True
 
+
 def FIELDS(config):  # noqa: N802 (the protocol's name)
     return board_fields(config) + [
         ("shuffle_idx", np.int64, (config["rows"] * config["columns"],)),

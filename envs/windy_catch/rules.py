@@ -39,6 +39,7 @@ INVALID_WIND_DIRECTION = "Invalid state: expected exactly one entry of wind_dire
 # ``step`` draws from the episode's stream: a search draws that chance from its own.
 CHANCE = True
 
+
 def FIELDS(config):  # noqa: N802 (the protocol's name)
     return board_fields(config) + [
         ("wind_direction", np.uint8, (3,)),
