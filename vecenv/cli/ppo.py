@@ -136,13 +136,7 @@ def cmd_ppo(args, out):
     from vecenv import ppo
 
     backend = "vecenv" if whose == "vecenv" else "gymnasium"
-    print(f"PPO on {name} ({whose}), {config.num_envs} envs, seed {config.seed}", file=out)
-    if tuned is not None:
-        print(
-            f"configuration: {tuned.game}'s tuned {os.path.basename(tuned.path)}, "
-            f"target {tuned.target:g} ({tuned.target_source})",
-            file=out,
-        )
+    _opening(out, f"PPO on {name} ({whose})", config, tuned)
     print(f"measured by the {config.metric_label}", file=out)
     report = ProgressLines(config.total_steps, out)
     try:
@@ -165,10 +159,34 @@ def cmd_ppo(args, out):
         how = "stopped (SIGTERM)" if stopped else "interrupted"
         print(f"{how} at {run.steps:,} steps; saving what was learned", file=out)
     unit = f"segments of {config.segment:,} steps" if config.segment else "episodes"
-    print(
-        f"{run.steps:,} steps in {run.seconds:.1f} s ({run.steps_per_second:,.0f} steps/s, "
+    _closing(
+        out,
+        run,
         f"{run.env_fraction:.1%} in the env), {_metric(config)} {run.mean:{_digits(config)}} "
         f"over the last {run.measured} {unit}",
+        target,
+        run_dir,
+    )
+    return stopped_status(run.interrupted, stopped)
+
+
+def _opening(out, title, config, tuned):
+    """A run's first lines: what trains on what, and the tuned configuration it starts from."""
+    print(f"{title}, {config.num_envs} envs, seed {config.seed}", file=out)
+    if tuned is not None:
+        print(
+            f"configuration: {tuned.game}'s tuned {os.path.basename(tuned.path)}, "
+            f"target {tuned.target:g} ({tuned.target_source})",
+            file=out,
+        )
+
+
+def _closing(out, run, measured, target, run_dir):
+    """A run's last lines: its steps, speed and result (``measured`` ends the first line), whether
+    it reached the target, and the files written."""
+    print(
+        f"{run.steps:,} steps in {run.seconds:.1f} s ({run.steps_per_second:,.0f} steps/s, "
+        f"{measured}",
         file=out,
     )
     if target is not None:
@@ -178,7 +196,6 @@ def cmd_ppo(args, out):
         else:
             print(f"did not reach {target:g}", file=out)
     _wrote(run_dir, ("policy.pt", "curve.csv", "run.json", "curve.png"), run.plotted, out)
-    return stopped_status(run.interrupted, stopped)
 
 
 def stopped_status(interrupted, stopped):
@@ -216,13 +233,7 @@ def _on_gpu(args, out, name, config, run_dir, stop_at, target, tuned):
     """The run with the game and the network on the GPU (``vecenv.ppo.device``)."""
     from vecenv.ppo import device
 
-    print(f"PPO on {name} (vecenv, GPU), {config.num_envs} envs, seed {config.seed}", file=out)
-    if tuned is not None:
-        print(
-            f"configuration: {tuned.game}'s tuned {os.path.basename(tuned.path)}, "
-            f"target {tuned.target:g} ({tuned.target_source})",
-            file=out,
-        )
+    _opening(out, f"PPO on {name} (vecenv, GPU)", config, tuned)
     report = ProgressLines(config.total_steps, out)
     try:
         run, _ = device.train(
@@ -232,19 +243,14 @@ def _on_gpu(args, out, name, config, run_dir, stop_at, target, tuned):
         raise CliError(str(e)) from None
     if run.interrupted:
         print(f"interrupted at {run.steps:,} steps; saving what was learned", file=out)
-    print(
-        f"{run.steps:,} steps in {run.seconds:.1f} s ({run.steps_per_second:,.0f} steps/s, "
+    _closing(
+        out,
+        run,
         f"{run.env_fraction:.1%} in the rollouts), mean return {run.mean:.2f} over the last "
         f"{run.measured} episodes",
-        file=out,
+        target,
+        run_dir,
     )
-    if target is not None:
-        if run.reached is not None:
-            steps, seconds = run.reached
-            print(f"reached {target:g} at {steps:,} steps, {seconds:.1f} s", file=out)
-        else:
-            print(f"did not reach {target:g}", file=out)
-    _wrote(run_dir, ("policy.pt", "curve.csv", "run.json", "curve.png"), run.plotted, out)
     return 130 if run.interrupted else 0
 
 
