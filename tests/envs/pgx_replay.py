@@ -7,8 +7,9 @@ ends), and the two records are compared ply by ply. A game's test module says wh
 Pgx's state (``shown``: a function of a batched state returning a tuple of arrays) and turns it
 into its own terms.
 
-XLA's most expensive optimisations are off while the replay compiles and runs (half the time,
-integers coming out the same), as ``chess_pgx`` does.
+XLA's most expensive optimisations can be off while the replay compiles and runs (``quick``: a
+quicker compile and a slower run, integers coming out the same), as ``chess_pgx`` does: it pays
+where compiling takes longer than running.
 
 Pgx draws which player id moves first: ``first_players`` gives, per game, the player id of the
 first mover, whose rewards are agent 0's.
@@ -43,10 +44,14 @@ class Replay:
     ``actions`` (plies, width), giving ``shown`` of the start and of every ply, stacked (plies +
     1, width, ...) as numpy arrays."""
 
-    def __init__(self, env_id, shown, width, seed=0):
+    def __init__(self, env_id, shown, width, seed=0, quick=True):
         jax, _ = pgx()
-        with quick_compiles(jax):
+        self.quick = quick
+        with self._compiling(jax):
             self._build(env_id, shown, width, seed)
+
+    def _compiling(self, jax):
+        return quick_compiles(jax) if self.quick else contextlib.nullcontext()
 
     def _build(self, env_id, shown, width, seed):
         jax, pgx_module = pgx()
@@ -72,7 +77,7 @@ class Replay:
         self.first_players = np.asarray(jax.jit(jax.vmap(env.init))(self.keys).current_player)
 
     def run(self, actions):
-        with quick_compiles(self.jax):
+        with self._compiling(self.jax):
             first, plies = self._replay(self.keys, self.jnp.asarray(actions, dtype=np.int32))
         return tuple(
             np.concatenate([np.asarray(a)[None], np.asarray(b)])
@@ -80,10 +85,11 @@ class Replay:
         )
 
 
-def play_ours(engine, plies, rng, illegal=None, keep=None, scripts=None):
+def play_ours(engine, plies, rng, illegal=None, keep=None, scripts=None, restrict=None):
     """Random games in ``engine`` (autoreset disabled, just reset) until all end, within
     ``plies``: game i plays the actions of ``scripts[i]`` first (a dict; each must be legal),
-    then a uniformly chosen legal action, or with probability ``illegal[i]`` any action.
+    then a uniformly chosen legal action (among those ``restrict(legal)`` leaves in a copy of
+    the legal masks, where given), or with probability ``illegal[i]`` any action.
     ``keep(t)`` is called at the start and after each ply. Returns the actions (plies, N) int32
     (0 once a game is over) and the ply each game ended."""
     n = engine.num_envs
@@ -97,6 +103,9 @@ def play_ours(engine, plies, rng, illegal=None, keep=None, scripts=None):
         if engine.terminated.all():
             break
         legal = engine.obs["legal"]
+        if restrict is not None:
+            legal = legal.copy()
+            restrict(legal)
         noise = rng.random((n, size))
         chosen = np.argmax(np.where(legal, noise, -1.0), axis=1)
         wild = rng.random(n) < chance

@@ -229,7 +229,7 @@ def positions():
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_legal_moves_are_the_plain_rules(positions, data):
-    state = data.draw(st.sampled_from(positions))
+    state = positions[data.draw(st.integers(0, len(positions) - 1))]
     expected = plain_legal(state["board"], state["hands"], int(state["turn"]))
     np.testing.assert_array_equal(state["legal"] != 0, expected)
 

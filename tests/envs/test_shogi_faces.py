@@ -25,6 +25,7 @@ from vecenv.kernels.turns import INVALID
 # game: (Gymnasium id, actions, rows of its text)
 GAMES = {
     "animal_shogi": ("AnimalShogi-v0", 132, 6),
+    "gardner_chess": ("GardnerChess-v0", 1225, 5),
 }
 
 
