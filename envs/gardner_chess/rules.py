@@ -107,7 +107,10 @@ def _tables():
     return plane, target, ray, knight, king, aligned
 
 
-PLANE, TARGET, RAY, KNIGHT_TO, KING_TO, ALIGNED = _tables()
+# int16: the CUDA simulator computes in the tables' own types, where int8 sums would overflow;
+# small, as they compile into a GPU kernel's constant memory (64 KB).
+PLANE, TARGET, RAY, KNIGHT_TO, KING_TO = (t.astype(np.int16) for t in _tables()[:5])
+ALIGNED = _tables()[5]
 PROMOTED = np.array([ROOK, BISHOP, KNIGHT], dtype=np.int8)  # an under-promotion's plane // 3
 
 
