@@ -26,6 +26,7 @@ from vecenv.kernels.turns import INVALID
 GAMES = {
     "animal_shogi": ("AnimalShogi-v0", 132, 6),
     "gardner_chess": ("GardnerChess-v0", 1225, 5),
+    "shogi": ("Shogi-v0", 2187, 11),
 }
 
 
