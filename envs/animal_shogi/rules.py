@@ -166,7 +166,7 @@ def generate(s):
     board = s.board
     for k in range(ACTIONS):
         s.legal[k] = 0
-    king = -1
+    king = np.int64(-1)  # not a literal: a helper called with one compiles once more
     for sq in range(SQUARES):
         if board[sq] == LION * sign:
             king = sq

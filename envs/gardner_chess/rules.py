@@ -242,7 +242,7 @@ def generate(s):
     board = s.board
     for w in range(WORDS):
         s.legal[w] = U0
-    king = 0
+    king = np.int64(0)  # not a literal: a helper called with one compiles once more
     for sq in range(SQUARES):
         if board[sq] == KING * sign:
             king = sq
@@ -263,7 +263,7 @@ def generate(s):
                         found += try_move(s, sq, 5 * g + r, king, checked, t)
         elif kind == KNIGHT or kind == KING:  # noqa: SIM109 (numba: no tuples)
             for k in range(8):
-                to = KNIGHT_TO[sq, k] if kind == KNIGHT else KING_TO[sq, k]
+                to = np.int64(KNIGHT_TO[sq, k] if kind == KNIGHT else KING_TO[sq, k])
                 if to >= 0 and board[to] * sign <= 0:
                     found += try_move(s, sq, to, king, checked, t)
         else:
@@ -271,7 +271,7 @@ def generate(s):
                 if (d % 2 == 0 and kind == BISHOP) or (d % 2 == 1 and kind == ROOK):
                     continue
                 for k in range(4):
-                    to = RAY[sq, d, k]
+                    to = np.int64(RAY[sq, d, k])
                     if to < 0:
                         break
                     other = board[to] * sign
@@ -377,7 +377,7 @@ def reset(s, cfg):
     s.halfmove = 0
     s.fullmove = 1
     s.ply = 0
-    s.hash = zobrist(s.board, 0)
+    s.hash = zobrist(s.board, s.turn)
     for k in range(MAX_PLIES + 1):
         s.history[k] = U0
     for row in range(8):

@@ -259,9 +259,9 @@ def drop_pawn_mate(board, pawn, king, sign):
             mate = not legal_capture(board, king, to, king, other)
     # Pgx's extra step, to the defender's own back corner from the square beside it on an edge.
     if other < 0:
-        corner, beside = 0, king == 1 or king == 9
+        corner, beside = np.int64(0), king == 1 or king == 9
     else:
-        corner, beside = 80, king == 79 or king == 71
+        corner, beside = np.int64(80), king == 79 or king == 71
     if mate and beside and board[corner] * other <= 0:
         taken = board[corner]
         board[corner] = KING * other
@@ -284,8 +284,8 @@ def generate(s):
     board = s.board
     for w in range(WORDS):
         s.legal[w] = U0
-    king = 0
-    enemy = 0
+    king = np.int64(0)  # not literals: a helper called with one compiles once more
+    enemy = np.int64(0)
     pawn_files = 0  # files holding an unpromoted pawn of the mover
     for sq in range(SQUARES):
         code = board[sq] * sign
@@ -343,7 +343,7 @@ def generate(s):
             taken = board[to]
             board[to] = KING * sign
             if not attacked(board, to, other):
-                found += add_move(s, king, to, a if t == 0 else OPPOSITE[a], KING, t)
+                found += add_move(s, king, to, a if t == 0 else OPPOSITE[a], np.int64(KING), t)
             board[to] = taken
     board[king] = KING * sign
     if checks >= 2:
