@@ -1,7 +1,7 @@
 """Processes a test session starts and leaves to run on their own (the CUDA tests' workers): each
 registers its process group in the session's scratch folder, and the session's controlling process
-(the one process without pytest-xdist) stops what is still running when the session ends, a
-pytest-xdist worker may end while another still reads their results."""
+(the one process without pytest-xdist) stops what is still running when the session ends: not
+the worker that started them, which may end while another worker still reads their results."""
 
 import contextlib
 import os

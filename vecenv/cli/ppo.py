@@ -251,7 +251,7 @@ def _on_gpu(args, out, name, config, run_dir, stop_at, target, tuned):
         target,
         run_dir,
     )
-    return 130 if run.interrupted else 0
+    return stopped_status(run.interrupted, stopped=False)
 
 
 def _metric(config):
