@@ -115,7 +115,7 @@ def test_check_fails_rules_that_never_return_after_the_timeout(tmp_path):
     assert "FAIL" in lines["batch"] and "timed out: no result after 8 s" in lines["batch"]
     assert "Engine.step" in lines["batch"] and "check_batch" in lines["batch"]
     assert "SKIP" in lines["speed"] and "not run: 'batch' timed out" in lines["speed"]
-    assert "endless: 1 of 12 checks passed (10 skipped), 1 failed" in done.stdout
+    assert "endless: 1 of 14 checks passed (12 skipped), 1 failed" in done.stdout
 
 
 def test_check_fails_rules_that_crash_the_process_naming_the_signal(tmp_path):
@@ -124,7 +124,7 @@ def test_check_fails_rules_that_crash_the_process_naming_the_signal(tmp_path):
     assert "FAIL" in lines["batch"] and "killed by SIGSEGV" in lines["batch"]
     assert "Engine.step" in lines["batch"]
     assert "not run: the process running 'batch' crashed" in lines["threads"]
-    assert "wild: 1 of 12 checks passed (10 skipped), 1 failed" in done.stdout
+    assert "wild: 1 of 14 checks passed (12 skipped), 1 failed" in done.stdout
 
 
 def test_check_refuses_a_timeout_that_is_no_positive_number(capsys):

@@ -429,9 +429,9 @@ def test_every_game_has_a_class_that_plays():
     assert aisys.environment_class("vecenv/Catch-v0") is aisys.Catch
     assert aisys.environment_class("connectx") is aisys.ConnectX
     with pytest.raises(ValueError):
-        aisys.environment_class("shogi")
+        aisys.environment_class("no_such_game")
     with pytest.raises(AttributeError):
-        aisys.Shogi  # noqa: B018
+        aisys.NoSuchGame  # noqa: B018
 
 
 def test_view_run_and_pages():

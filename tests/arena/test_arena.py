@@ -72,7 +72,7 @@ def test_administration_refuses_what_it_cannot_keep(arena):
     with pytest.raises(ValueError, match="no GenericEnvironment"):
         arena.add_environment("x", env_class="vecenv.arena.arena:Arena")
     with pytest.raises(ValueError, match="unknown game"):
-        arena.add_environment("x", game="shogi")
+        arena.add_environment("x", game="no_such_game")
     with pytest.raises(ValueError, match="cannot load"):
         arena.add_environment("x", env_class="vecenv.aisys.environment:Nothing")
     with pytest.raises(ValueError, match="nobody"):

@@ -17,7 +17,7 @@ from .helpers import RPS, SHORT_RPS, request
         ),
         (["env", "add", "t", "--game", "tictactoe", "--config", "{bad"], "must be JSON"),
         (["env", "add", "t", "--game", "tictactoe", "--config", '{"seat": 5}'], "seat must be"),
-        (["env", "add", "t", "--game", "shogi"], "unknown game"),
+        (["env", "add", "t", "--game", "no_such_game"], "unknown game"),
         (["env", "add", "a b"], "letters, digits"),
         (["env", "add", "t", "--game", "tictactoe", "--class", "x:Y"], "not both"),
         (["agent", "add", "alice"], "give --env"),
