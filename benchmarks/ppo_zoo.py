@@ -151,12 +151,13 @@ def markdown(table, where):
     return "\n".join(lines)
 
 
-def write_table(text, page=PAGE):
+def write_table(text, page=PAGE, start=START, end=END):
+    """``text`` in place of what ``page`` holds between the markers ``start`` and ``end``."""
     content = page.read_text()
-    pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.S)
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
     if not pattern.search(content):
-        raise SystemExit(f"{page}: no {START} ... {END} markers")
-    page.write_text(pattern.sub(lambda _: f"{START}\n{text}\n{END}", content))
+        raise SystemExit(f"{page}: no {start} ... {end} markers")
+    page.write_text(pattern.sub(lambda _: f"{start}\n{text}\n{end}", content))
 
 
 def main(argv=None):
