@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from ppo_zoo import PAGE, machine, write_table  # noqa: E402
+from ppo_zoo import PAGE, machine, medians, write_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ("cartpole:8", "cartpole:64", "cartpole:256", "acrobot:64", "acrobot:256")
@@ -94,8 +94,7 @@ def markdown(table, where):
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in table:
-        steps = f"{row['median_steps']:,.0f}" if row["median_steps"] is not None else "-"
-        secs = f"{row['median_seconds']:.1f} s" if row["median_seconds"] is not None else "-"
+        steps, secs = medians(row)
         how = "rescaled (for_num_envs)" if row["rescaled"] else "only num_envs changed"
         load = statistics.median(row["load_average"])
         lines.append(

@@ -128,6 +128,14 @@ def merged(table, path):
     return [kept[game] for game in sorted(kept)]
 
 
+def medians(row):
+    """A row's median steps and wall time to the target as the tables print them ("-": no seed
+    reached it)."""
+    steps = f"{row['median_steps']:,.0f}" if row["median_steps"] is not None else "-"
+    secs = f"{row['median_seconds']:.1f} s" if row["median_seconds"] is not None else "-"
+    return steps, secs
+
+
 def markdown(table, where):
     lines = [
         "Run: `python benchmarks/ppo_zoo.py --docs --games G` (one game at a time, rows kept), "
@@ -141,8 +149,7 @@ def markdown(table, where):
         "|---|---|---|---|---|---|---|---|",
     ]
     for row in table:
-        steps = f"{row['median_steps']:,.0f}" if row["median_steps"] is not None else "-"
-        secs = f"{row['median_seconds']:.1f} s" if row["median_seconds"] is not None else "-"
+        steps, secs = medians(row)
         lines.append(
             f"| {row['id']} | {row['measure']} | {row['target']:g} ({row['target_source']}) | "
             f"{row['solved']}/{len(row['seeds'])} | {steps} | {secs} | {row['budget']:,} | "
