@@ -149,8 +149,15 @@ def test_ctrl_c_stops_the_run_and_keeps_what_it_learned(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
     argv = ["train", "ppo", "--env", "CartPole-v1", "--total-steps", "400000"]
     argv += ["--num-envs", "64", "--num-steps", "16", "--run-dir", str(tmp_path / "run")]
+    # Ctrl-C's default in the child, as in a shell's foreground job: a process inherits an
+    # ignored SIGINT (Python then leaves it ignored, as for a background job), and what ran
+    # before in this test process may have left it ignored here.
     child = subprocess.Popen(
-        [sys.executable, "-m", "vecenv", *argv], stdout=subprocess.PIPE, text=True, env=env
+        [sys.executable, "-m", "vecenv", *argv],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         for line in child.stdout:  # blocks until the trainer reports progress
