@@ -1,5 +1,7 @@
 """PPO's trainer: its advantages on next-step autoreset, learning, seeding, checkpoints."""
 
+import json
+
 import gymnasium
 import numpy as np
 import pytest
@@ -8,7 +10,7 @@ torch = pytest.importorskip("torch")
 
 from vecenv import ppo  # noqa: E402
 from vecenv.ppo.network import ActorCritic, describe, flatten, space_from  # noqa: E402
-from vecenv.ppo.trainer import advantages  # noqa: E402
+from vecenv.ppo.trainer import advantages, record  # noqa: E402
 
 
 def naive_gae(rewards, values, next_value, terminated, truncated, valid, gamma, lam):
@@ -272,3 +274,41 @@ def test_reward_scaling_divides_by_the_discounted_returns_spread():
     assert 0 < out[-1][0] < 100.0
     scale(np.array([1.0, 1.0]), valid, np.array([True, False]))
     assert scale.returns[0] == 0.0 and scale.returns[1] != 0.0
+
+
+def test_a_run_records_its_best_running_mean_over_a_full_window():
+    run = ppo.Run(config=ppo.PPOConfig(), target=10.0)
+    assert not record(run, 50.0, False, 1.0)  # a window not yet full is neither best nor target
+    assert run.best is None and run.reached is None
+    run.steps = 100
+    assert record(run, 12.0, True, 2.0) and run.reached == (100, 2.0)
+    run.steps = 200
+    assert record(run, 30.0, True, 3.0)
+    run.steps = 300
+    assert not record(run, 5.0, True, 4.0)  # a collapse after the peak
+    assert not record(run, 30.0, True, 5.0)  # a tie keeps the first
+    assert run.best == (30.0, 200, 3.0) and run.mean == 30.0 and len(run.curve) == 5
+
+
+@pytest.mark.parametrize("keep", ["best", "last"])
+def test_policy_pt_holds_the_weights_keep_names(tmp_path, keep):
+    # A learning rate too small to learn: the running mean wanders, so its best comes before
+    # the last update and the two sets of weights differ.
+    config = ppo.PPOConfig(num_envs=8, num_steps=16, total_steps=6144, learning_rate=1e-5)
+    run, trainer = ppo.train("cartpole", config, tmp_path, keep=keep)
+    assert run.best is not None and run.best[1] < run.steps
+    assert max(row[2] for row in run.curve[-len(run.curve) // 2 :]) <= run.best[0]
+    saved = ppo.load(str(tmp_path / "policy.pt")).network.state_dict()
+    best, last = trainer.best_weights, trainer.policy.state_dict()
+    assert any(not torch.equal(best[k], last[k]) for k in best)
+    want = best if keep == "best" else last
+    assert all(torch.equal(saved[k], want[k]) for k in want)
+    summary = json.loads((tmp_path / "run.json").read_text())
+    assert summary["kept"] == keep == run.kept
+    assert summary["best"] == {
+        "mean_return": run.best[0],
+        "steps": run.best[1],
+        "seconds": run.best[2],
+    }
+    with pytest.raises(ValueError, match="keep must be one of"):
+        ppo.train("cartpole", config, tmp_path / "other", keep="first")

@@ -94,16 +94,16 @@ def _tuned(env_id):
 
 
 def _config(args, tuned):
-    """The run's PPOConfig: the tuned one (or the defaults), each given flag on top."""
-    from vecenv.ppo import PPOConfig
+    """The run's PPOConfig: the tuned one (or the defaults), each given flag on top, what depends
+    on the batch rescaled to a ``--num-envs`` of its own (``zoo.for_num_envs``); and those
+    changes, ``{field: (was, now)}``."""
+    from vecenv.ppo import zoo
 
     values = {name: getattr(args, name) for name in FIELDS}
     if args.hidden is not None:
         values["hidden"] = _hidden(args.hidden)
     try:
-        if tuned is not None:
-            return tuned.config(**values)
-        return PPOConfig(**{k: v for k, v in values.items() if v is not None})
+        return zoo.adapted({} if tuned is None else tuned.hyperparameters, values)
     except ValueError as e:
         raise CliError(str(e)) from None
 
@@ -112,7 +112,7 @@ def cmd_ppo(args, out):
     _need_torch()
     env_id, whose = resolve_env(args.env)
     tuned = _tuned(env_id)
-    config = _config(args, tuned)
+    config, changes = _config(args, tuned)
     from vecenv import registry
 
     name = env_id.removeprefix("vecenv/")
@@ -130,13 +130,13 @@ def cmd_ppo(args, out):
     # Before training: a run is not lost to a bad path, nor writes over another.
     run_dir = run_folder(args.run_dir, default_dir, args.force)
     if args.device == "cuda":
-        return _on_gpu(args, out, name, config, run_dir, stop_at, target, tuned)
+        return _on_gpu(args, out, name, (config, changes, tuned), run_dir, stop_at, target)
     if args.selfplay:
         return _selfplay(args, out, registry.get_spec(name).name, config, run_dir)
     from vecenv import ppo
 
     backend = "vecenv" if whose == "vecenv" else "gymnasium"
-    _opening(out, f"PPO on {name} ({whose})", config, tuned)
+    _opening(out, f"PPO on {name} ({whose})", config, tuned, changes)
     print(f"measured by the {config.metric_label}", file=out)
     report = ProgressLines(config.total_steps, out)
     try:
@@ -152,6 +152,7 @@ def cmd_ppo(args, out):
                 checkpoint_every=args.checkpoint_every,
                 precision=args.precision,
                 keep_checkpoints=args.keep_checkpoints,
+                keep=args.keep,
             )
     except ValueError as e:
         raise CliError(str(e)) from None
@@ -170,8 +171,9 @@ def cmd_ppo(args, out):
     return stopped_status(run.interrupted, stopped)
 
 
-def _opening(out, title, config, tuned):
-    """A run's first lines: what trains on what, and the tuned configuration it starts from."""
+def _opening(out, title, config, tuned, changes):
+    """A run's first lines: what trains on what, the tuned configuration it starts from, and
+    what a ``--num-envs`` of its own rescaled (``zoo.for_num_envs``)."""
     print(f"{title}, {config.num_envs} envs, seed {config.seed}", file=out)
     if tuned is not None:
         print(
@@ -179,6 +181,31 @@ def _opening(out, title, config, tuned):
             f"target {tuned.target:g} ({tuned.target_source})",
             file=out,
         )
+    if set(changes) - {"num_envs"}:
+        print(_rescaled(config, changes, tuned), file=out)
+
+
+def _rescaled(config, changes, tuned):
+    """One line: what ``--num-envs`` changed, and the batch it kept (``tuned``: the configuration
+    it was tuned in, None for the defaults)."""
+    from vecenv.ppo import zoo
+
+    base = zoo.adapted({} if tuned is None else tuned.hyperparameters, {})[0]
+    batch, size = base.batch_size, base.batch_size // base.num_minibatches
+    said = ", ".join(f"{k} {a} -> {b}" for k, (a, b) in changes.items() if k != "num_envs")
+    kept = f"{config.batch_size:,} steps per update"
+    if config.batch_size == batch:
+        kept += " as tuned"
+    elif config.num_steps == zoo.MIN_STEPS:
+        kept += f" (tuned: {batch:,}; a rollout takes at least {zoo.MIN_STEPS} steps)"
+    else:
+        kept += f" (tuned: {batch:,})"
+    now = config.batch_size // config.num_minibatches
+    sized = "as tuned" if now == size else f"(tuned: {size:,})"
+    return (
+        f"--num-envs {config.num_envs} (tuned at {base.num_envs}): {said}; {kept}, minibatches "
+        f"of {now:,} {sized}"
+    )
 
 
 def _closing(out, run, measured, target, run_dir):
@@ -195,6 +222,14 @@ def _closing(out, run, measured, target, run_dir):
             print(f"reached {target:g} at {steps:,} steps, {seconds:.1f} s", file=out)
         else:
             print(f"did not reach {target:g}", file=out)
+    if run.best is not None:
+        mean, steps, seconds = run.best
+        digits = _digits(run.config)
+        print(
+            f"best {_metric(run.config)} {mean:{digits}} at {steps:,} steps, {seconds:.1f} s "
+            f"(last {run.mean:{digits}}); policy.pt holds the {run.kept} weights",
+            file=out,
+        )
     _wrote(run_dir, ("policy.pt", "curve.csv", "run.json", "curve.png"), run.plotted, out)
 
 
@@ -229,16 +264,19 @@ def _check_device(args, whose):
         )
 
 
-def _on_gpu(args, out, name, config, run_dir, stop_at, target, tuned):
-    """The run with the game and the network on the GPU (``vecenv.ppo.device``)."""
+def _on_gpu(args, out, name, configured, run_dir, stop_at, target):
+    """The run with the game and the network on the GPU (``vecenv.ppo.device``);
+    ``configured``: ``(config, changes, tuned)`` as ``cmd_ppo`` has them."""
     from vecenv.ppo import device
 
-    _opening(out, f"PPO on {name} (vecenv, GPU)", config, tuned)
+    config, changes, tuned = configured
+    _opening(out, f"PPO on {name} (vecenv, GPU)", config, tuned, changes)
     report = ProgressLines(config.total_steps, out)
     try:
         run, _ = device.train(
-            name, config, run_dir, threshold=stop_at, target=target, on_rollout=report
-        )
+            name, config, run_dir, threshold=stop_at, target=target, on_rollout=report,
+            keep=args.keep,
+        )  # fmt: skip
     except ValueError as e:
         raise CliError(str(e)) from None
     if run.interrupted:
@@ -419,6 +457,13 @@ def add_parsers(kinds):
         "--checkpoint-every", type=count, default=0, help="updates between checkpoints"
     )
     keep_checkpoints_option(ppo)
+    ppo.add_argument(
+        "--keep",
+        choices=("best", "last"),
+        default="best",
+        help="policy.pt's weights: those of the best running mean over a full window (best), "
+        "or the last update's",
+    )
     ppo.add_argument(
         "--run-dir",
         help=f"where the run goes (default {DEFAULT_RUNS}/ENV-SEED, or ENV-SEED-run2, ... where "
