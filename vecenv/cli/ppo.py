@@ -196,7 +196,7 @@ def _rescaled(config, changes, tuned):
     kept = f"{config.batch_size:,} steps per update"
     if config.batch_size == batch:
         kept += " as tuned"
-    elif config.num_steps == zoo.MIN_STEPS:
+    elif "num_steps" in changes and config.num_steps == zoo.MIN_STEPS:
         kept += f" (tuned: {batch:,}; a rollout takes at least {zoo.MIN_STEPS} steps)"
     else:
         kept += f" (tuned: {batch:,})"

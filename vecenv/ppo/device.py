@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from .network import LEGAL, ActorCritic, legal_field
-from .trainer import Run, advantages, kept_network, record, snapshot, update
+from .trainer import Run, advantages, check_keep, kept_network, record, snapshot, update
 
 UNSUPPORTED = {
     "one_hot_obs": "one-hot observations",
@@ -273,6 +273,7 @@ def train(
     from .checkpoint import save
     from .curves import try_plot, write_csv
 
+    check_keep(keep)
     engine = vecenv.make(game, config.num_envs, seed=int(config.seed), device="cuda")
     trainer = DeviceTrainer(engine, config)
     name = name or engine.spec.gym.get("id") or engine.name

@@ -224,12 +224,18 @@ def snapshot(network):
 KEEP = ("best", "last")
 
 
+def check_keep(keep):
+    """ValueError unless ``keep`` names weights ``policy.pt`` can hold (``KEEP``): the training
+    functions check it before they train."""
+    if keep not in KEEP:
+        raise ValueError(f"keep must be one of {KEEP}, got {keep!r}")
+
+
 def kept_network(trainer, run, keep):
     """The network ``policy.pt`` holds for ``keep``: with "best", the trainer's at the run's best
     running mean (``Run.best``; the last where the window never filled); with "last", the
     trainer's own. Sets ``run.kept``."""
-    if keep not in KEEP:
-        raise ValueError(f"keep must be one of {KEEP}, got {keep!r}")
+    check_keep(keep)
     if keep == "best" and trainer.best_weights is not None:
         network = copy.deepcopy(trainer.policy)
         network.load_state_dict(trainer.best_weights)
