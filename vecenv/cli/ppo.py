@@ -74,6 +74,7 @@ FIELDS = (
     "explore_bonus",
     "segment",
     "torch_threads",
+    "activation",
 )
 
 
@@ -404,6 +405,11 @@ def add_parsers(kinds):
     )
     ppo.add_argument("--seed", type=seed, default=1, help="seed of the env and the trainer (1)")
     ppo.add_argument("--hidden", help=f"hidden layer sizes {TUNED} (else 64,64)")
+    ppo.add_argument(
+        "--activation",
+        choices=("tanh", "relu"),
+        help=f"the hidden layers' activation {TUNED} (else tanh)",
+    )
     ppo.add_argument("--learning-rate", type=positive_float, help="Adam's step size")
     ppo.add_argument("--ent-coef", type=non_negative_float, help="entropy bonus")
     ppo.add_argument(
@@ -442,7 +448,12 @@ def add_parsers(kinds):
         help="measure reward per step over segments of this many steps (continuing games; "
         "0: episode returns)",
     )
-    ppo.add_argument("--torch-threads", type=positive_int, help="PyTorch's threads (1)")
+    ppo.add_argument(
+        "--torch-threads",
+        type=positive_int,
+        help="the learner's threads: PyTorch's, and the compiled update's (its actor and critic "
+        "side by side at 2) (1)",
+    )
     ppo.add_argument(
         "--threshold",
         type=finite_float,

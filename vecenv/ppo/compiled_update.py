@@ -31,7 +31,9 @@ in float64 on float32 values, its clip and tie decisions in float32 as PyTorch m
 backward products (``vecenv.ppo.dense_grad``) sum over the minibatch in vector lanes folded by a
 fixed tree. Gradients agree with PyTorch's to float32 rounding: both sit within about 1e-4 of
 the largest gradient from a float64 computation, PyTorch's usually the farther. Results are the
-same on every run and do not depend on the thread count (the kernel runs on the calling thread).
+same on every run and do not depend on the thread count: the actor's and the critic's passes
+run side by side on two of numba's threads where it has them (``numba.set_num_threads``; the
+trainer gives the update ``torch_threads``), each network's arithmetic on one thread.
 Gradient norms are summed in float64.
 
 Minibatch order: each epoch's permutation of the rows comes from the caller (an int64 array
@@ -46,8 +48,8 @@ import torch
 
 from . import dense
 from .adam import clip_and_adam
-from .compiled import _features, _unsupported, _word
-from .dense_grad import input_grad, row_sums, tanh_grad, weight_grad
+from .compiled import _features, _unsupported, _word, activation_code
+from .dense_grad import activation_grad, input_grad, row_sums, weight_grad
 from .minibatches import are_permutations, permutations
 from .ppo_loss import loss_head
 
@@ -56,21 +58,20 @@ STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _forward(ws, bs, feat, acts, m, cols):
-    """The Linear/Tanh stack on ``feat``'s first ``m`` columns; layer ``i``'s output in
-    ``acts[i]`` viewed as (width, cols). Returns the last layer's output."""
+def _forward(ws, bs, feat, acts, m, cols, activation):
+    """The Linear/activation stack on ``feat``'s first ``m`` columns; layer ``i``'s output in
+    ``acts[i]`` viewed as (width, cols)."""
     depth = len(ws)
     src = feat
     for i in range(depth):
         width = ws[i].shape[0]
         dst = acts[i, : width * cols].reshape(width, cols)
-        dense.layer(ws[i], bs[i], src, dst, m, i < depth - 1)
+        dense.layer(ws[i], bs[i], src, dst, m, activation if i < depth - 1 else dense.NONE)
         src = dst
-    return src
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _backward(ws, gws, gbs, feat, acts, grad, spare, cols):
+def _backward(ws, gws, gbs, feat, acts, grad, spare, cols, activation):
     """Parameter gradients of the stack from its output's gradient, held in ``grad`` viewed as
     (out, cols) with zero columns past the minibatch's rows; ``spare`` is scratch."""
     depth = len(ws)
@@ -83,9 +84,30 @@ def _backward(ws, gws, gbs, feat, acts, grad, spare, cols):
         if i > 0:
             dx = spare[: n_in * cols].reshape(n_in, cols)
             input_grad(ws[i], dy, dx, cols)
-            tanh_grad(dx, x, n_in, cols)
+            activation_grad(dx, x, n_in, cols, activation)
             grad, spare = spare, grad
             dy = dx
+
+
+# The actor and the critic share no parameter, so their passes run side by side, one network a
+# task: each network's arithmetic is the same whichever thread runs it and however many there
+# are, so the results do not depend on the thread count.
+@nb.njit(cache=True, parallel=True, error_model="numpy")
+def _forward_both(aw, ab, cw, cb, feat, a_acts, c_acts, m, cols, activation):
+    for which in nb.prange(2):
+        if which == 0:
+            _forward(aw, ab, feat, a_acts, m, cols, activation)
+        else:
+            _forward(cw, cb, feat, c_acts, m, cols, activation)
+
+
+@nb.njit(cache=True, parallel=True, error_model="numpy")
+def _backward_both(aw, gaw, gab, cw, gcw, gcb, feat, a_acts, c_acts, g, cols, activation):
+    for which in nb.prange(2):
+        if which == 0:
+            _backward(aw, gaw, gab, feat, a_acts, g[0], g[1], cols, activation)
+        else:
+            _backward(cw, gcw, gcb, feat, c_acts, g[2], g[3], cols, activation)
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -129,13 +151,12 @@ def _update(
     ent_coef,
     vf_coef,
     max_norm,
+    activation,
     features,
     feat,
     a_acts,
     c_acts,
-    g0,
-    g1,
-    g2,
+    g,
     glog_sum,
     probs,
     stats,
@@ -161,10 +182,11 @@ def _update(
                     dst[r] = src[idx[r]]
                 for r in range(m, cols):
                     dst[r] = 0.0
-            logits = _forward(aw, ab, fv, a_acts, m, cols)
-            value = _forward(cw, cb, fv, c_acts, m, cols)
-            dlogits = g0[: n_act * cols].reshape(n_act, cols)
-            dvalue = g2[:cols].reshape(1, cols)
+            _forward_both(aw, ab, cw, cb, fv, a_acts, c_acts, m, cols, activation)
+            logits = a_acts[len(aw) - 1, : n_act * cols].reshape(n_act, cols)
+            value = c_acts[len(cw) - 1, :cols].reshape(1, cols)
+            dlogits = g[0, : n_act * cols].reshape(n_act, cols)
+            dvalue = g[2, :cols].reshape(1, cols)
             row = stats[done]
             loss_head(
                 idx,
@@ -194,8 +216,7 @@ def _update(
                 probs,
                 row,
             )
-            _backward(aw, gaw, gab, fv, a_acts, g0, g1, cols)
-            _backward(cw, gcw, gcb, fv, c_acts, g2, g1, cols)
+            _backward_both(aw, gaw, gab, cw, gcw, gcb, fv, a_acts, c_acts, g, cols, activation)
             row[5] = clip_and_adam(params, grad, exp_avg, exp_avg_sq, max_norm, lr, step + 1)
             if not math.isfinite(row[5]):
                 return done
@@ -258,6 +279,7 @@ class CompiledUpdate:
         self.network, self.config = network, config
         self._settings = _settings(config)
         self.discrete = bool(network.discrete)
+        self.activation = activation_code(network)
         actor, critic = _layers(network.actor), _layers(network.critic)
         self.obs_size = actor[0].in_features
         self.action_size = actor[-1].out_features
@@ -329,7 +351,8 @@ class CompiledUpdate:
             self._feat = np.zeros(self.obs_size * self._cols, dtype=np.float32)
             self._a_acts = np.zeros((self._depths[0], flat), dtype=np.float32)
             self._c_acts = np.zeros((self._depths[1], flat), dtype=np.float32)
-            self._g = [np.zeros(flat, dtype=np.float32) for _ in range(3)]
+            # Each network's output gradient and its scratch: the actor's, then the critic's.
+            self._g = np.zeros((4, flat), dtype=np.float32)
         return minibatch, steps
 
     def update(
@@ -385,16 +408,33 @@ class CompiledUpdate:
         self.updates += 1
         if rows == 0:
             return self._stats[:0]
+        threads = nb.get_num_threads()  # numba's count is per calling thread: put it back after
+        nb.set_num_threads(s["threads"])
+        try:
+            done = self._run(order, minibatch, obs, (act_index, act_value), vectors, masks, lr, ent)
+        finally:
+            nb.set_num_threads(threads)
+        self.steps += done
+        if done < total:
+            per_epoch = total // s["epochs"]
+            raise ValueError(
+                f"the gradient is not finite at epoch {done // per_epoch}, minibatch "
+                f"{done % per_epoch} (NaN parameters?); {done} steps were taken"
+            )
+        return self._stats[:total]
+
+    def _run(self, order, minibatch, obs, actions, vectors, masks, lr, ent):
+        """The kernel's call on checked inputs; returns the steps it took."""
+        s = self._settings
         norm_clip, norm_eps, has_norm = self._norm
-        done = _update(
+        return _update(
             order,
             minibatch,
             obs,
-            act_index,
-            act_value,
+            *actions,
             *vectors,
             masks,
-            has_mask,
+            masks is not self._no_mask,
             self.discrete,
             self._mean,
             self._var,
@@ -423,23 +463,21 @@ class CompiledUpdate:
             ent,
             s["vf_coef"],
             s["max_grad_norm"],
+            self.activation,
             self._features,
             self._feat,
             self._a_acts,
             self._c_acts,
-            *self._g,
+            self._g,
             self._glog_sum,
             self._probs,
             self._stats,
         )
-        self.steps += done
-        if done < total:
-            per_epoch = total // s["epochs"]
-            raise ValueError(
-                f"the gradient is not finite at epoch {done // per_epoch}, minibatch "
-                f"{done % per_epoch} (NaN parameters?); {done} steps were taken"
-            )
-        return self._stats[:total]
+
+    @property
+    def threads(self):
+        """numba threads the update runs on: 2 (the actor beside the critic) or 1."""
+        return self._settings["threads"]
 
     @property
     def parameters(self):
@@ -556,6 +594,11 @@ def _settings(config):
     for name in ("ent_coef", "vf_coef"):
         out[name] = _number(getattr(config, name), name, zero=True)
     out["seed"] = _word(getattr(config, "seed", 0), "seed")
+    threads = getattr(config, "torch_threads", 1)
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise ValueError(f"torch_threads must be a positive integer, got {threads!r}")
+    # The actor and the critic take a thread each at most; numba has no more than it started.
+    out["threads"] = min(int(threads), 2, nb.config.NUMBA_NUM_THREADS)
     return out
 
 

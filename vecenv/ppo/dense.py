@@ -147,9 +147,14 @@ _block = _block_of(HEIGHT)
 _block1 = _block_of(1)
 
 
+# A layer's activation, as the kernels take it: none (the last layer), tanh or ReLU.
+NONE, TANH, RELU = 0, 1, 2
+ACTIVATIONS = {"tanh": TANH, "relu": RELU}
+
+
 @nb.njit(cache=True, error_model="numpy")
-def layer(w, b, src, dst, m, squash):
-    """``dst[j, r] = b[j] + sum_k w[j, k] * src[k, r]`` (then tanh where ``squash``) for the
+def layer(w, b, src, dst, m, activation):
+    """``dst[j, r] = b[j] + sum_k w[j, k] * src[k, r]`` (then ``activation``) for the
     first ``m`` columns, rounded up to whole ``LANES``: the buffers' columns must be a multiple
     of ``LANES`` and at least that many, ``src`` at least ``w.shape[1]`` rows and ``dst`` at least
     ``w.shape[0]``. All float32; ``w`` (out, in) and ``b`` as ``nn.Linear`` holds them."""
@@ -163,8 +168,15 @@ def layer(w, b, src, dst, m, squash):
         while j < n_out:
             _block1(w, b, src, dst, j, r0)
             j += 1
-    if squash:
+    if activation == TANH:
         for j in range(n_out):
             row = dst[j]
             for r in range(width):
                 row[r] = tanh(row[r])
+    elif activation == RELU:
+        zero = np.float32(0.0)
+        for j in range(n_out):
+            row = dst[j]
+            for r in range(width):
+                # As torch.relu: a NaN stays NaN (the comparison is false for it).
+                row[r] = zero if row[r] < zero else row[r]

@@ -92,7 +92,11 @@ class DeviceTrainer:
                 "discrete choice a step (train it on the CPU)"
             )
         self.policy = policy or ActorCritic(
-            obs_space, act_space, config.hidden, norm_obs=config.norm_obs
+            obs_space,
+            act_space,
+            config.hidden,
+            norm_obs=config.norm_obs,
+            activation=config.activation,
         )
         self.policy.to(self.device)
         self.obs_space = obs_space
@@ -105,7 +109,9 @@ class DeviceTrainer:
             legal = (index, engine.observation[index].shared)
         sizes = (self.policy.actor[0].in_features, *config.hidden, int(act_space.n))
         self.layout, self.size = mlp_layout(self.fields, sizes, config.norm_obs)
-        self.act = mlp_policy(tuple(self.fields), sizes, bool(config.norm_obs), legal)
+        self.act = mlp_policy(
+            tuple(self.fields), sizes, bool(config.norm_obs), legal, self.policy.activation
+        )
         self.optimizer = torch.optim.Adam(
             self.policy.parameters(), lr=config.learning_rate, eps=1e-5
         )

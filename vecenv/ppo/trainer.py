@@ -28,6 +28,7 @@ from .explore import MAX_BITS, CountBonus
 from .network import (
     LEGAL,
     ActorCritic,
+    check_activation,
     check_size,
     flatten,
     fold_moments,
@@ -57,6 +58,7 @@ class PPOConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: tuple = (64, 64)
+    activation: str = "tanh"  # the hidden layers': "tanh" or "relu"
     seed: int = 1
     torch_threads: int = 1
     window: int = 100  # episodes (or segments) in the running mean
@@ -125,6 +127,7 @@ class PPOConfig:
         if not -20 <= log_std <= 5:
             raise ValueError(f"log_std_init must be in [-20, 5], got {log_std!r}")
         self.hidden = check_hidden(self.hidden)  # ([] for none)
+        check_activation(self.activation)
 
     @property
     def batch_size(self):
@@ -341,6 +344,7 @@ class Trainer:
             env.single_action_space,
             config.hidden,
             norm_obs=config.norm_obs,
+            activation=config.activation,
             log_std_init=config.log_std_init,
         )
         # The network's view of the observations (one-hot indices where config.one_hot_obs).
