@@ -61,6 +61,7 @@ FIELDS = (
     "total_steps",
     "seed",
     "learning_rate",
+    "anneal_lr",
     "ent_coef",
     "anneal_ent",
     "update_epochs",
@@ -411,6 +412,12 @@ def add_parsers(kinds):
         help=f"the hidden layers' activation {TUNED} (else tanh)",
     )
     ppo.add_argument("--learning-rate", type=positive_float, help="Adam's step size")
+    ppo.add_argument(
+        "--anneal-lr",
+        action=argparse.BooleanOptionalAction,
+        help="the learning rate falls linearly to 0 over the run (on unless the game's ppo.json "
+        "says otherwise)",
+    )
     ppo.add_argument("--ent-coef", type=non_negative_float, help="entropy bonus")
     ppo.add_argument(
         "--anneal-ent",
