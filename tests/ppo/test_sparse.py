@@ -30,8 +30,8 @@ def sparse_input(rng, n_in, cols, density):
 
 def lists(x, width):
     n_in = x.shape[0]
-    nonzero = sparse.count(x, n_in, width)
-    starts = np.zeros(width + 1, dtype=np.int64)
+    starts = np.full(width + 1, 9, dtype=np.int64)  # count sets every entry
+    nonzero = sparse.count(x, n_in, width, starts)
     index = np.zeros(max(nonzero, 1), dtype=np.int64)
     values = np.zeros(max(nonzero, 1), dtype=np.float32)
     sparse.gather(x, n_in, width, starts, index, values)

@@ -214,7 +214,7 @@ def _update(
             # The first layer from the nonzero inputs where they are few enough to pay.
             nonzero = -1
             if lists[3] >= 0:
-                nonzero = sparse.count(fv, n_feat, cols)
+                nonzero = sparse.count(fv, n_feat, cols, lists[0])
                 if sparse.worth(nonzero, n_feat, m):  # of the real columns, not the padding
                     sparse.gather(fv, n_feat, cols, lists[0], lists[1], lists[2])
                 else:

@@ -149,7 +149,14 @@ _block1 = _block_of(1)
 
 # A layer's activation, as the kernels take it: none (the last layer), tanh or ReLU.
 NONE, TANH, RELU = 0, 1, 2
-ACTIVATIONS = {"tanh": TANH, "relu": RELU}
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def relu(x):
+    """max(x, 0) as torch.relu takes it: a NaN stays NaN (the comparison is false for it), and
+    -0.0 stays -0.0."""
+    zero = np.float32(0.0)
+    return zero if x < zero else x
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -174,9 +181,7 @@ def layer(w, b, src, dst, m, activation):
             for r in range(width):
                 row[r] = tanh(row[r])
     elif activation == RELU:
-        zero = np.float32(0.0)
         for j in range(n_out):
             row = dst[j]
             for r in range(width):
-                # As torch.relu: a NaN stays NaN (the comparison is false for it).
-                row[r] = zero if row[r] < zero else row[r]
+                row[r] = relu(row[r])

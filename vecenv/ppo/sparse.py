@@ -22,7 +22,6 @@ every column gets exactly 0, as there.
 """
 
 import numba as nb
-import numpy as np
 
 from . import dense
 
@@ -30,15 +29,20 @@ DENSITY = 0.25  # the largest share of nonzero inputs for which the lists are us
 
 
 @nb.njit(cache=True, error_model="numpy")
-def count(src, n_in, width):
-    """How many of the first ``n_in`` rows' first ``width`` entries are not zero."""
-    nonzero = 0
+def count(src, n_in, width, starts):
+    """How many of the first ``n_in`` rows' first ``width`` entries are not zero; and where
+    each column's list begins, in ``starts`` (``width + 1`` entries: column ``r``'s list is
+    ``starts[r]:starts[r + 1]``), for ``gather``."""
+    for r in range(width + 1):
+        starts[r] = 0
     for k in range(n_in):
         row = src[k]
         for r in range(width):
             if row[r] != 0.0:
-                nonzero += 1
-    return nonzero
+                starts[r + 1] += 1
+    for r in range(width):
+        starts[r + 1] += starts[r]
+    return starts[width]
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -50,17 +54,8 @@ def worth(nonzero, n_in, width):
 @nb.njit(cache=True, error_model="numpy")
 def gather(src, n_in, width, starts, index, values):
     """Column ``r``'s nonzero inputs of the (``n_in``, >= ``width``) ``src``: their rows in
-    ``index[starts[r]:starts[r + 1]]`` (ascending) and values in ``values`` at the same places.
-    ``starts`` needs ``width + 1`` entries, ``index`` and ``values`` ``count(...)``."""
-    for r in range(width + 1):
-        starts[r] = 0
-    for k in range(n_in):
-        row = src[k]
-        for r in range(width):
-            if row[r] != 0.0:
-                starts[r + 1] += 1
-    for r in range(width):
-        starts[r + 1] += starts[r]
+    ``index[starts[r]:starts[r + 1]]`` (ascending) and values in ``values`` at the same places,
+    ``starts`` as ``count`` left it; ``index`` and ``values`` need ``count``'s total."""
     # Inputs in ascending order fill each column's slots from its start.
     fill = starts[:width].copy()
     for k in range(n_in):
@@ -92,7 +87,6 @@ def layer(wt, b, starts, index, values, dst, width, activation, acc):
     ``activation``), with ``wt`` the weights transposed (inputs, outputs) and ``acc`` scratch
     of the outputs' length."""
     n_out = b.shape[0]
-    zero = np.float32(0.0)
     for r in range(width):
         for j in range(n_out):
             acc[j] = b[j]
@@ -106,7 +100,7 @@ def layer(wt, b, starts, index, values, dst, width, activation, acc):
                 dst[j, r] = dense.tanh(acc[j])
         elif activation == dense.RELU:
             for j in range(n_out):
-                dst[j, r] = zero if acc[j] < zero else acc[j]
+                dst[j, r] = dense.relu(acc[j])
         else:
             for j in range(n_out):
                 dst[j, r] = acc[j]
