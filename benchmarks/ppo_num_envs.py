@@ -31,29 +31,31 @@ CASES = ("cartpole:8", "cartpole:64", "cartpole:256", "acrobot:64", "acrobot:256
 START, END = "<!-- ppo-num-envs:start -->", "<!-- ppo-num-envs:end -->"
 
 
-def configured(game, num_envs, plain):
-    """The configuration a run of ``game`` at ``num_envs`` trains: rescaled, or with ``plain``
-    only ``num_envs`` changed."""
-    from vecenv.ppo import zoo
-
-    entry = zoo.tuned(game)
-    if plain:  # num_steps and num_minibatches as tuned: what --num-envs alone did before
-        values = dict(entry.hyperparameters, num_envs=num_envs)
-        return entry, zoo.PPOConfig(**values)
-    return entry, entry.config(num_envs=num_envs)
+def overrides(entry, num_envs, plain):
+    """What a run of ``entry``'s game at ``num_envs`` overrides: ``num_envs`` (rescaled), or with
+    ``plain`` also the tuned ``num_steps`` and ``num_minibatches``, which then stay as tuned (what
+    ``--num-envs`` alone did before)."""
+    if not plain:
+        return {"num_envs": num_envs}
+    tuned = entry.config()
+    return {
+        "num_envs": num_envs,
+        "num_steps": tuned.num_steps,
+        "num_minibatches": tuned.num_minibatches,
+    }
 
 
 def attempts(game, num_envs, seeds, plain, out=sys.stdout):
-    """A row: every seed's ``zoo.attempt`` with the configuration ``configured`` gives."""
+    """A row: every seed's ``zoo.attempt`` at ``num_envs`` (see ``overrides``)."""
+    from vecenv import registry
     from vecenv.ppo import zoo
 
-    entry, config = configured(game, num_envs, plain)
+    entry = zoo.tuned(game)
+    given = overrides(entry, num_envs, plain)
+    config = entry.config(**given)  # what zoo.attempt trains
     done = []
     for seed in seeds:
-        overrides = dict(num_envs=num_envs)
-        if plain:
-            overrides.update(num_steps=config.num_steps, num_minibatches=config.num_minibatches)
-        attempt = zoo.attempt(game, seed, **overrides)
+        attempt = zoo.attempt(game, seed, **given)
         done.append((attempt, os.getloadavg()[0]))
         state = "solved" if attempt.solved else "NOT solved"
         print(
@@ -65,7 +67,7 @@ def attempts(game, num_envs, seeds, plain, out=sys.stdout):
     solved = [a for a, _ in done if a.solved]
     return {
         "game": game,
-        "id": zoo.registry.get_spec(game).gym["id"],
+        "id": registry.get_spec(game).gym["id"],
         "num_envs": num_envs,
         "rescaled": not plain,
         "num_steps": config.num_steps,

@@ -72,6 +72,10 @@ def test_a_truncated_step_bootstraps_from_its_final_observation():
     assert adv[2, 0].item() == pytest.approx(2.0 + 0.5 * 4.0 - 3.0)
 
 
+def spaces_of(size):
+    return gymnasium.spaces.Box(-np.inf, np.inf, (size,), np.float32)
+
+
 def small(**kw):
     return ppo.PPOConfig(**{"num_envs": 8, "num_steps": 16, "total_steps": 8 * 16 * 4, **kw})
 
@@ -88,6 +92,24 @@ def test_the_same_seed_trains_the_same_network_and_another_seed_does_not():
     assert [row[0] for row in run_a.curve] == [row[0] for row in run_b.curve]
     assert run_a.episodes == run_b.episodes
     assert not torch.equal(a, c)
+
+
+def test_a_seed_trains_the_same_relu_network_on_one_thread_or_two():
+    """PyTorch's thread count changes the bits of the orthogonal initialisation's QR and the
+    compiled update runs actor and critic side by side at two: neither may change a run."""
+
+    def weights(threads):
+        config = small(
+            hidden=(96, 96), activation="relu", torch_threads=threads, total_steps=8 * 16 * 8
+        )
+        run, trainer = ppo.train("minatar_breakout", config)
+        return run, torch.cat([p.detach().flatten() for p in trainer.policy.parameters()])
+
+    (run_a, a), (run_b, b) = weights(1), weights(2)
+    assert isinstance(run_a.config, ppo.PPOConfig) and run_a.curve
+    assert torch.equal(a, b)
+    assert run_a.episodes == run_b.episodes
+    assert [row[0::2] for row in run_a.curve] == [row[0::2] for row in run_b.curve]
 
 
 def test_ppo_learns_cartpole_on_vecenv():
@@ -193,6 +215,25 @@ def test_a_saved_policy_loads_and_plays_the_same(tmp_path):
         ppo.load(tmp_path / "other.pt")
 
 
+def test_a_saved_relu_policy_loads_as_relu_and_older_files_as_tanh(tmp_path):
+    obs, act = spaces_of(5), gymnasium.spaces.Discrete(3)
+    net = ActorCritic(obs, act, hidden=(8,), activation="relu")
+    ppo.save(tmp_path / "relu.pt", net, "CartPole-v1")
+    loaded = ppo.load(tmp_path / "relu.pt").network
+    assert loaded.activation == "relu" and isinstance(loaded.actor[1], torch.nn.ReLU)
+    x = torch.linspace(-3, 3, 50).reshape(10, 5)
+    assert torch.equal(loaded.value(x), net.value(x))
+    data = torch.load(tmp_path / "relu.pt", weights_only=True)
+    del data["activation"]  # a file saved before activations were recorded
+    data["weights"] = ActorCritic(obs, act, hidden=(8,)).state_dict()
+    torch.save(data, tmp_path / "old.pt")
+    assert isinstance(ppo.load(tmp_path / "old.pt").network.actor[1], torch.nn.Tanh)
+    data["activation"] = "gelu"
+    torch.save(data, tmp_path / "bad.pt")
+    with pytest.raises(ValueError, match="activation"):
+        ppo.load(tmp_path / "bad.pt")
+
+
 def test_bad_configurations_are_refused():
     with pytest.raises(ValueError, match="num_envs"):
         ppo.PPOConfig(num_envs=0)
@@ -226,6 +267,8 @@ def test_bad_configurations_are_refused():
         {"clip_coef": float("inf")},
         {"torch_threads": 0},
         {"window": 0},
+        {"activation": "gelu"},
+        {"activation": None},
     ],
 )
 def test_a_config_out_of_range_is_refused(bad):

@@ -61,6 +61,7 @@ FIELDS = (
     "total_steps",
     "seed",
     "learning_rate",
+    "anneal_lr",
     "ent_coef",
     "anneal_ent",
     "update_epochs",
@@ -74,6 +75,7 @@ FIELDS = (
     "explore_bonus",
     "segment",
     "torch_threads",
+    "activation",
 )
 
 
@@ -196,7 +198,7 @@ def _rescaled(config, changes, tuned):
     kept = f"{config.batch_size:,} steps per update"
     if config.batch_size == batch:
         kept += " as tuned"
-    elif config.num_steps == zoo.MIN_STEPS:
+    elif "num_steps" in changes and config.num_steps == zoo.MIN_STEPS:
         kept += f" (tuned: {batch:,}; a rollout takes at least {zoo.MIN_STEPS} steps)"
     else:
         kept += f" (tuned: {batch:,})"
@@ -404,7 +406,18 @@ def add_parsers(kinds):
     )
     ppo.add_argument("--seed", type=seed, default=1, help="seed of the env and the trainer (1)")
     ppo.add_argument("--hidden", help=f"hidden layer sizes {TUNED} (else 64,64)")
+    ppo.add_argument(
+        "--activation",
+        choices=("tanh", "relu"),
+        help=f"the hidden layers' activation {TUNED} (else tanh)",
+    )
     ppo.add_argument("--learning-rate", type=positive_float, help="Adam's step size")
+    ppo.add_argument(
+        "--anneal-lr",
+        action=argparse.BooleanOptionalAction,
+        help="the learning rate falls linearly to 0 over the run (on unless the game's ppo.json "
+        "says otherwise)",
+    )
     ppo.add_argument("--ent-coef", type=non_negative_float, help="entropy bonus")
     ppo.add_argument(
         "--anneal-ent",
@@ -442,7 +455,12 @@ def add_parsers(kinds):
         help="measure reward per step over segments of this many steps (continuing games; "
         "0: episode returns)",
     )
-    ppo.add_argument("--torch-threads", type=positive_int, help="PyTorch's threads (1)")
+    ppo.add_argument(
+        "--torch-threads",
+        type=positive_int,
+        help="the learner's threads: PyTorch's, and the compiled update's (its actor and critic "
+        "side by side at 2) (1)",
+    )
     ppo.add_argument(
         "--threshold",
         type=finite_float,

@@ -23,7 +23,7 @@ from vecenv.checkpoints import KEEP_CHECKPOINTS, Rotation
 
 from .checkpoint import Policy, load, save
 from .curves import plot, try_plot, write_csv
-from .trainer import KEEP, PPOConfig, Run, Trainer, kept_network
+from .trainer import PPOConfig, Run, Trainer, check_keep, kept_network
 
 
 def vector_env(env_id, num_envs, backend="vecenv", num_threads=1, precision="float64"):
@@ -75,8 +75,7 @@ def train(
     ``curve.png`` and ``run.json`` there, also when Ctrl-C ends the run early
     (``Run.interrupted``). ``precision``: vecenv's rules in float64 (default) or float32
     (docs/precision.md). Returns (Run, trainer)."""
-    if keep not in KEEP:
-        raise ValueError(f"keep must be one of {KEEP}, got {keep!r}")
+    check_keep(keep)
     rotation = Rotation(keep_checkpoints)
     env = vector_env(env_id, config.num_envs, backend, precision=precision)
     try:

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from .network import LEGAL, ActorCritic, legal_field
-from .trainer import Run, advantages, kept_network, record, snapshot, update
+from .trainer import Run, advantages, check_keep, kept_network, record, snapshot, update
 
 UNSUPPORTED = {
     "one_hot_obs": "one-hot observations",
@@ -92,7 +92,11 @@ class DeviceTrainer:
                 "discrete choice a step (train it on the CPU)"
             )
         self.policy = policy or ActorCritic(
-            obs_space, act_space, config.hidden, norm_obs=config.norm_obs
+            obs_space,
+            act_space,
+            config.hidden,
+            norm_obs=config.norm_obs,
+            activation=config.activation,
         )
         self.policy.to(self.device)
         self.obs_space = obs_space
@@ -105,7 +109,9 @@ class DeviceTrainer:
             legal = (index, engine.observation[index].shared)
         sizes = (self.policy.actor[0].in_features, *config.hidden, int(act_space.n))
         self.layout, self.size = mlp_layout(self.fields, sizes, config.norm_obs)
-        self.act = mlp_policy(tuple(self.fields), sizes, bool(config.norm_obs), legal)
+        self.act = mlp_policy(
+            tuple(self.fields), sizes, bool(config.norm_obs), legal, self.policy.activation
+        )
         self.optimizer = torch.optim.Adam(
             self.policy.parameters(), lr=config.learning_rate, eps=1e-5
         )
@@ -273,6 +279,7 @@ def train(
     from .checkpoint import save
     from .curves import try_plot, write_csv
 
+    check_keep(keep)
     engine = vecenv.make(game, config.num_envs, seed=int(config.seed), device="cuda")
     trainer = DeviceTrainer(engine, config)
     name = name or engine.spec.gym.get("id") or engine.name

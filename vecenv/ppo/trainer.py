@@ -28,6 +28,7 @@ from .explore import MAX_BITS, CountBonus
 from .network import (
     LEGAL,
     ActorCritic,
+    check_activation,
     check_size,
     flatten,
     fold_moments,
@@ -57,6 +58,7 @@ class PPOConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: tuple = (64, 64)
+    activation: str = "tanh"  # the hidden layers': "tanh" or "relu"
     seed: int = 1
     torch_threads: int = 1
     window: int = 100  # episodes (or segments) in the running mean
@@ -125,6 +127,7 @@ class PPOConfig:
         if not -20 <= log_std <= 5:
             raise ValueError(f"log_std_init must be in [-20, 5], got {log_std!r}")
         self.hidden = check_hidden(self.hidden)  # ([] for none)
+        check_activation(self.activation)
 
     @property
     def batch_size(self):
@@ -224,12 +227,18 @@ def snapshot(network):
 KEEP = ("best", "last")
 
 
+def check_keep(keep):
+    """ValueError unless ``keep`` names weights ``policy.pt`` can hold (``KEEP``): the training
+    functions check it before they train."""
+    if keep not in KEEP:
+        raise ValueError(f"keep must be one of {KEEP}, got {keep!r}")
+
+
 def kept_network(trainer, run, keep):
     """The network ``policy.pt`` holds for ``keep``: with "best", the trainer's at the run's best
     running mean (``Run.best``; the last where the window never filled); with "last", the
     trainer's own. Sets ``run.kept``."""
-    if keep not in KEEP:
-        raise ValueError(f"keep must be one of {KEEP}, got {keep!r}")
+    check_keep(keep)
     if keep == "best" and trainer.best_weights is not None:
         network = copy.deepcopy(trainer.policy)
         network.load_state_dict(trainer.best_weights)
@@ -335,6 +344,7 @@ class Trainer:
             env.single_action_space,
             config.hidden,
             norm_obs=config.norm_obs,
+            activation=config.activation,
             log_std_init=config.log_std_init,
         )
         # The network's view of the observations (one-hot indices where config.one_hot_obs).
