@@ -62,6 +62,7 @@ FIELDS = [
     ("playable", np.int8, (4,)),  # Pgx's _playable_dice: the faces still to play, -1 for none
     ("played", np.int8),  # Pgx's _played_dice_num: moves made this turn
     ("mover", np.int8),  # the agent whose view the board is (the winner once won)
+    ("moves", np.uint32, (6,)),  # the legal actions: bit j of moves[f] for action 6 * j + f
     ("status", np.int8, (2,)),
     ("reward", np.float64, (2,)),
 ]
@@ -72,6 +73,7 @@ STATE_BOUNDS = {
     "playable": (-1, 5),
     "played": (0, 4),
     "mover": (0, 1),
+    "moves": (0, 2**26 - 1),
     "status": (0, 5),
     "reward": (-3, 3),
 }
@@ -81,32 +83,16 @@ BOARD, DICE, REMAINING, MARK, TURN, LEGAL, FEATURES = range(7)
 
 
 # ---- the kernels ------------------------------------------------------------------------------
+# Few functions, each doing a whole part of a ply: numba compiles each on a game's first step.
 
 
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def roll(s):
-    """Two faces (0-5) uniformly, the first drawn first, as Pgx's ``randint(key, (1, 2))``; the
-    dice still to play: four of a double, else the two."""
-    s.dice[0] = integer(s, 6)
-    s.dice[1] = integer(s, 6)
-    deal(s)
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def deal(s):
-    double = s.dice[0] == s.dice[1]
-    s.playable[0] = s.dice[0]
-    s.playable[1] = s.dice[1]
-    s.playable[2] = s.dice[0] if double else -1
-    s.playable[3] = s.dice[0] if double else -1
-    s.played = 0
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def lay_out(board):
-    """Whether every checker of the mover is home or off (it may bear off), and the distance of
-    its rearmost checker on a point from the end of the board (Pgx's ``_rear_distance``: -76 when
-    none is on a point)."""
+@nb.njit(cache=True, error_model="numpy")
+def find_moves(s):
+    """Pgx's legal actions of the position into ``s.moves``: bit ``j`` of ``moves[f]`` for action
+    ``6 * j + f``. A source can move by a die still to play (from the bar first; bearing off with
+    every checker home or off, by the exact die or a larger one from the rearmost point); where
+    none can, the six no-move actions (bit 0 of every face)."""
+    board = s.board
     home = 0
     rear = 100
     for p in range(POINTS):
@@ -115,149 +101,33 @@ def lay_out(board):
                 rear = p
             if p >= 18:
                 home += board[p]
-    return CHECKERS - board[OFF] == home, 24 - rear
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def can_move(board, src, die, home, rear):
-    """Whether the mover may move a checker from board index ``src`` (a point, or ``BAR``) by
-    ``die`` (1-6), as Pgx's ``_is_action_legal``."""
-    if src == BAR:
-        return board[BAR] > 0 and board[die - 1] >= -1
-    if board[src] <= 0:
-        return False
-    target = src + die
-    if target < POINTS:
-        return board[BAR] == 0 and board[target] >= -1
-    distance = POINTS - src
-    return home and (distance == die or (rear <= die and rear == distance))
-
-
-@nb.njit(cache=True, error_model="numpy")
-def legal_moves(s, mask):
-    """Pgx's legal mask into ``mask`` (ACTIONS entries, cleared first): every source that can
-    move by a die still to play, or the six no-move actions where none can; returns how many
-    moves there are (0: only no move)."""
-    board = s.board
-    for k in range(ACTIONS):
-        mask[k] = False
-    home, rear = lay_out(board)
-    seen = 0
-    count = 0
-    for k in range(4):
-        face = s.playable[k]
-        if face < 0 or (seen >> face) & 1:
-            continue
-        seen |= 1 << face
-        die = face + 1
-        if board[BAR] > 0:
-            if board[die - 1] >= -1:
-                mask[6 + face] = True
-                count += 1
-            continue
-        for p in range(POINTS):
-            if can_move(board, p, die, home, rear):
-                mask[6 * (p + 2) + face] = True
-                count += 1
-    if count == 0:
-        for k in range(6):
-            mask[k] = True
-    return count
-
-
-@nb.njit(cache=True, error_model="numpy")
-def any_move(s):
-    """Whether the mover can move a checker by some die still to play."""
-    board = s.board
-    home, rear = lay_out(board)
-    for k in range(4):
-        face = s.playable[k]
-        if face < 0:
-            continue
-        if board[BAR] > 0:
-            if board[face] >= -1:
-                return True
-            continue
-        for p in range(POINTS):
-            if can_move(board, p, face + 1, home, rear):
-                return True
-    return False
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def is_legal(s, action):
-    if action < 6:
-        return not any_move(s)
-    face = action % 6
-    if not (
-        s.playable[0] == face
-        or s.playable[1] == face
-        or s.playable[2] == face
-        or s.playable[3] == face
-    ):
-        return False
-    src = action // 6 - 2
-    if src < 0:
-        src = BAR
-    home, rear = lay_out(s.board)
-    return can_move(s.board, src, face + 1, home, rear)
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def play(s, action):
-    """Move a checker (a legal ``action``), hitting a lone checker of the other's, and strike
-    the die off the dice still to play, as Pgx's ``_move`` and ``_update_playable_dice``."""
-    board = s.board
-    face = action % 6
-    src = action // 6 - 2
-    if src < 0:
-        src = BAR
-        target = face
-    else:
-        target = src + face + 1
-        if target >= POINTS:
-            target = OFF
-    board[src] -= 1
-    if board[target] == -1:
-        board[OTHER_BAR] -= 1
-        board[target] = 1
-    else:
-        board[target] += 1
-    if s.dice[0] == s.dice[1]:
-        s.playable[3 - s.played] = -1
-    else:
-        for k in range(4):
-            if s.playable[k] == face:
-                s.playable[k] = -1
-    s.played += 1
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def turn_round(board):
-    """The board as the other player sees it (Pgx's ``_flip_board``)."""
-    for p in range(POINTS // 2):
-        q = POINTS - 1 - p
-        a = board[p]
-        board[p] = -board[q]
-        board[q] = -a
-    a = board[BAR]
-    board[BAR] = -board[OTHER_BAR]
-    board[OTHER_BAR] = -a
-    a = board[OFF]
-    board[OFF] = -board[OTHER_OFF]
-    board[OTHER_OFF] = -a
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def win_score(board):
-    """1, 2 for a gammon, 3 for a backgammon (Pgx's ``_calc_win_score``: the winner's home board,
-    not the bar)."""
-    if board[OTHER_OFF] != 0:
-        return 1.0
-    inside = 0
-    for p in range(18, POINTS):
-        inside += board[p]
-    return 3.0 if inside != 0 else 2.0
+    all_home = CHECKERS - board[OFF] == home
+    rear = POINTS - rear  # Pgx's _rear_distance
+    found = False
+    for f in range(6):
+        bits = 0
+        if s.playable[0] == f or s.playable[1] == f or s.playable[2] == f or s.playable[3] == f:
+            die = f + 1
+            if board[BAR] > 0:
+                if board[die - 1] >= -1:
+                    bits = 2
+            else:
+                for p in range(POINTS):
+                    if board[p] <= 0:
+                        continue
+                    target = p + die
+                    if target < POINTS:
+                        ok = board[target] >= -1
+                    else:
+                        distance = POINTS - p
+                        ok = all_home and (distance == die or (rear <= die and rear == distance))
+                    if ok:
+                        bits |= 4 << p
+        s.moves[f] = bits
+        found |= bits != 0
+    if not found:
+        for f in range(6):
+            s.moves[f] = 1
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -268,12 +138,17 @@ def reset(s, cfg):
     s.dice[0] = first // 5
     second = first % 5
     s.dice[1] = second + (second >= s.dice[0])
-    deal(s)
+    s.playable[0] = s.dice[0]
+    s.playable[1] = s.dice[1]
+    s.playable[2] = -1
+    s.playable[3] = -1
+    s.played = 0
     s.mover = 0
     s.status[0] = ACTIVE
     s.status[1] = INACTIVE
     s.reward[0] = 0.0
     s.reward[1] = 0.0
+    find_moves(s)
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -282,29 +157,72 @@ def step(s, cfg, actions, rewards):
     a = mover(s)
     if a >= 0:
         action = actions[a]
-        if not is_legal(s, action):
-            s.reward[a] = -PENALTY
-            s.reward[1 - a] = PENALTY
+        face = action % 6
+        source = action // 6
+        board = s.board
+        score = 0.0
+        if not (0 <= action < ACTIONS and (s.moves[face] >> source) & 1):
+            score = -PENALTY  # Pgx's penalty for an illegal action: the game ends
+        elif source > 0:
+            # Pgx's _move: a lone checker of the other's on the target is hit to its bar.
+            src = BAR if source == 1 else source - 2
+            target = face if source == 1 else source - 1 + face
+            if target >= POINTS:
+                target = OFF
+            board[src] -= 1
+            if board[target] == -1:
+                board[OTHER_BAR] -= 1
+                board[target] = 1
+            else:
+                board[target] += 1
+            # Pgx's _update_playable_dice: a double's dice go from the last, else the face.
+            if s.dice[0] == s.dice[1]:
+                s.playable[3 - s.played] = -1
+            else:
+                for k in range(4):
+                    if s.playable[k] == face:
+                        s.playable[k] = -1
+            s.played += 1
+            if board[OFF] == CHECKERS:
+                # 1, 2 for a gammon, 3 for a backgammon (the winner's home board, not the bar).
+                score = 1.0
+                if board[OTHER_OFF] == 0:
+                    inside = 0
+                    for p in range(18, POINTS):
+                        inside += board[p]
+                    score = 3.0 if inside != 0 else 2.0
+        if score != 0.0:
+            s.reward[a] = score
+            s.reward[1 - a] = -score
             s.status[0] = DONE
             s.status[1] = DONE
-            return end_step(s, cfg, rewards)
-        passes = action < 6
-        if not passes:
-            play(s, action)
-            if s.board[OFF] == CHECKERS:
-                score = win_score(s.board)
-                s.reward[a] = score
-                s.reward[1 - a] = -score
-                s.status[0] = DONE
-                s.status[1] = DONE
-                return end_step(s, cfg, rewards)
-            passes = s.playable[0] + s.playable[1] + s.playable[2] + s.playable[3] == -4
-        if passes:
-            turn_round(s.board)
-            s.mover = 1 - a
-            roll(s)
-            s.status[a] = INACTIVE
-            s.status[1 - a] = ACTIVE
+        else:
+            if source == 0 or s.playable[0] + s.playable[1] + s.playable[2] + s.playable[3] == -4:
+                # The turn passes: Pgx's _flip_board, then a roll of two faces (the first drawn
+                # first, as Pgx's randint(key, (1, 2))), four dice of a double.
+                for p in range(POINTS // 2):
+                    q = POINTS - 1 - p
+                    b = board[p]
+                    board[p] = -board[q]
+                    board[q] = -b
+                b = board[BAR]
+                board[BAR] = -board[OTHER_BAR]
+                board[OTHER_BAR] = -b
+                b = board[OFF]
+                board[OFF] = -board[OTHER_OFF]
+                board[OTHER_OFF] = -b
+                s.mover = 1 - a
+                s.status[a] = INACTIVE
+                s.status[1 - a] = ACTIVE
+                s.dice[0] = integer(s, 6)
+                s.dice[1] = integer(s, 6)
+                double = s.dice[0] == s.dice[1]
+                s.playable[0] = s.dice[0]
+                s.playable[1] = s.dice[1]
+                s.playable[2] = s.dice[0] if double else -1
+                s.playable[3] = s.dice[0] if double else -1
+                s.played = 0
+            find_moves(s)
     return end_step(s, cfg, rewards)
 
 
@@ -329,11 +247,9 @@ def observe(s, cfg, obs, i):
     running = any_active(s)
     obs[TURN][i] = s.mover + 1 if running else 0
     legal = obs[LEGAL][i]
-    if running:
-        legal_moves(s, legal)
-    else:
-        for k in range(ACTIONS):
-            legal[k] = False
+    for j in range(26):
+        for f in range(6):
+            legal[6 * j + f] = running and ((s.moves[f] >> j) & 1) != 0
     features = obs[FEATURES][i]
     for agent in range(2):
         row = features[agent]
@@ -344,13 +260,33 @@ def observe(s, cfg, obs, i):
             row[CELLS + f] = remaining[f] if mine else 0
 
 
-@nb.njit(cache=True, error_model="numpy")
-def observe_step(s, cfg, obs, i):
-    """After a step that went on: everything may have changed (the board turns round)."""
-    observe(s, cfg, obs, i)
-
-
 # ---- outside the kernels: checks and positions ------------------------------------------------
+
+
+def moves_of(board, playable):
+    """``find_moves`` in plain Python: the six words of legal-action bits of a position."""
+    board = np.asarray(board, dtype=np.int64)
+    points = board[:POINTS]
+    mine = np.flatnonzero(points > 0)
+    all_home = CHECKERS - board[OFF] == points[18:].clip(0).sum()
+    rear = POINTS - (mine.min() if mine.size else 100)
+    moves = np.zeros(6, dtype=np.uint32)
+    for f in set(int(d) for d in playable if d >= 0):
+        die = f + 1
+        if board[BAR] > 0:
+            moves[f] = 2 if board[die - 1] >= -1 else 0
+            continue
+        for p in mine:
+            distance = POINTS - p
+            if p + die < POINTS:
+                ok = board[p + die] >= -1
+            else:
+                ok = all_home and (distance == die or (rear <= die and rear == distance))
+            if ok:
+                moves[f] |= 4 << int(p)
+    if not moves.any():
+        moves[:] = 1
+    return moves
 
 
 def _counts(board):
@@ -399,6 +335,8 @@ def check_state(records, config):
             return "invalid state: playable must be the dice of the roll not played yet"
         if want[1] != record["played"]:
             return "invalid state: played must count the dice of the roll played"
+        if not np.array_equal(record["moves"], moves_of(board, record["playable"])):
+            return "invalid state: moves must hold the position's legal actions"
         status = record["status"]
         if (status == ACTIVE).any():
             if status[record["mover"]] != ACTIVE:
@@ -444,3 +382,4 @@ def position(record, config, given):
     record["playable"] = want[0]
     record["played"] = want[1]
     record["mover"] = mover_
+    record["moves"] = moves_of(seen, want[0])

@@ -31,7 +31,7 @@ from vecenv.envs.backgammon import rules
 from vecenv.envs.backgammon.rules import ACTIONS
 from vecenv.kernels.turns import ACTIVE, DONE
 
-WIDTH = 24
+WIDTH = 32
 PLIES = 900  # random games end within about 900 plies (the longest of 20,000: 862)
 ILLEGAL = 0.003  # per ply, in a quarter of the games
 
@@ -91,24 +91,22 @@ def build_replay():
         return shown(state), plies
 
     keys = jax.random.split(jax.random.key(0), WIDTH)
-    first_players = np.asarray(jax.jit(jax.vmap(env.init))(keys).current_player)
     fn = jax.jit(replay)
 
     def run(first, actions, dice):
-        with pgx_replay.quick_compiles(jax):
-            start, plies = fn(keys, jnp.asarray(first), jnp.asarray(actions), jnp.asarray(dice))
+        start, plies = fn(keys, jnp.asarray(first), jnp.asarray(actions), jnp.asarray(dice))
         return tuple(
             np.concatenate([np.asarray(a)[None], np.asarray(b)])
             for a, b in zip(start, plies, strict=True)
         )
 
-    return run, first_players
+    return run
 
 
 @pytest.fixture(scope="module")
 def games():
     """Our random games (ply by ply records) and Pgx's replay of them."""
-    run, first_players = build_replay()
+    run = build_replay()
     engine = vecenv.make("backgammon", num_envs=WIDTH, seed=5, autoreset="disabled")
     record = {
         name: np.zeros((PLIES + 1, WIDTH) + shape, dtype=dtype)
@@ -136,7 +134,9 @@ def games():
 
     illegal = np.where(np.arange(WIDTH) % 4 == 3, ILLEGAL, 0.0)
     actions, ended = pgx_replay.play_ours(engine, PLIES, np.random.default_rng(7), illegal, keep)
-    theirs = run(record["dice"][0], actions, record["dice"][1:])
+    plies = int(ended.max())  # the replay scans as many plies as the longest game
+    theirs = run(record["dice"][0], actions[:plies], record["dice"][1 : plies + 1])
+    first_players = theirs[4][0]  # Pgx's player to move at init: our agent 0
     return record, theirs, actions, ended, first_players
 
 
