@@ -222,7 +222,7 @@ def step(s, cfg, actions, rewards):
                 s.playable[2] = s.dice[0] if double else -1
                 s.playable[3] = s.dice[0] if double else -1
                 s.played = 0
-            find_moves(s)
+        find_moves(s)  # the record's legal actions always those of its position
     return end_step(s, cfg, rewards)
 
 
@@ -350,7 +350,8 @@ def check_state(records, config):
 
 def position(record, config, given):
     """A position from agent 0's board, the roll and the faces still to play (every face of the
-    roll by default), the statuses and rewards (agent 0 to move by default)."""
+    roll by default), the statuses and rewards (agent 0 to move by default; Pgx's observation,
+    ``features``, is made from these)."""
     board = np.asarray(observed(given, "board", START), dtype=np.int64)
     dice = np.asarray(observed(given, "dice", np.array([1, 2]))) - 1
     if (dice < 0).any():
@@ -364,7 +365,10 @@ def position(record, config, given):
     write_turns(record, given, (ACTIVE, INACTIVE))
     status = record["status"]
     running = (status == ACTIVE).any()
-    mover_ = 1 if status[1] == ACTIVE and status[0] != ACTIVE else 0
+    if running:
+        mover_ = 1 if status[1] == ACTIVE and status[0] != ACTIVE else 0
+    else:  # a game over: the board as its winner saw it
+        mover_ = 1 if record["reward"][1] > 0 else 0
     turn = given["observation"].get("turn")
     if turn is not None and int(turn) != (mover_ + 1 if running else 0):
         raise PositionError("observation.turn", f"is {int(turn)}; the statuses say otherwise")

@@ -29,7 +29,7 @@ from tests.envs.reference import need
 from vecenv import selfplay
 from vecenv.envs.backgammon import rules
 from vecenv.envs.backgammon.rules import ACTIONS
-from vecenv.kernels.turns import ACTIVE, DONE
+from vecenv.kernels.turns import ACTIVE, DONE, STATUS_NAMES
 
 WIDTH = 32
 PLIES = 900  # random games end within about 900 plies (the longest of 20,000: 862)
@@ -294,6 +294,34 @@ def test_an_illegal_action_loses_three_as_pgx_rules_it():
     np.testing.assert_array_equal(e.states["status"][0], [DONE, DONE])
     np.testing.assert_array_equal(e.rewards[0], [-3, 3])
     assert e.terminated[0] and not e.obs["legal"][0].any() and e.obs["turn"][0] == 0
+
+
+def test_a_position_reached_by_play_and_given_is_the_same_record():
+    """Positions given by their observations (mid-turn, either agent to move, doubles, checkers
+    on the bar, games over) make the records play reached, and the same observations."""
+    played = vecenv.make("backgammon", num_envs=16, seed=6, autoreset="disabled")
+    rng = np.random.default_rng(6)
+    header = ("rng", "last", "step", "done")
+    names = [n for n in played.state_dtype.names if n not in header]
+    for ply in range(120):
+        if ply % 7 == 3:
+            given = vecenv.make("backgammon", num_envs=16, seed=6, autoreset="disabled")
+            positions = []
+            for i in range(16):
+                observation = {k: played.obs[k][i].copy() for k in ("board", "dice", "remaining")}
+                status = [STATUS_NAMES[c] for c in played.states["status"][i]]
+                reward = played.states["reward"][i].tolist()
+                positions.append({"observation": observation, "status": status, "reward": reward})
+            given.reset(position=positions)
+            for name in names:
+                np.testing.assert_array_equal(given.states[name], played.states[name], name)
+            for name in played.obs:
+                np.testing.assert_array_equal(given.obs[name], played.obs[name], name)
+        moves = np.zeros((16, 2), dtype=np.int64)
+        for i in np.flatnonzero(~played.terminated):
+            mover = played.obs["turn"][i] - 1
+            moves[i, mover] = rng.choice(np.flatnonzero(played.obs["legal"][i]))
+        played.step(moves)
 
 
 def test_random_self_play_is_deterministic_across_threads():
