@@ -296,6 +296,32 @@ def test_an_illegal_action_loses_three_as_pgx_rules_it():
     assert e.terminated[0] and not e.obs["legal"][0].any() and e.obs["turn"][0] == 0
 
 
+def chi2(counts):
+    expected = counts.sum() / counts.size
+    return float(((counts - expected) ** 2 / expected).sum())
+
+
+def test_the_rolls_are_pgxs_uniform_opening_and_two_fair_dice():
+    """Pgx's opening roll is one of the 30 without doubles, uniformly, and later rolls are two
+    fair dice (36 ordered faces); ours from the episode's stream too (chi-square tests at 0.1%)."""
+    n = 18_000
+    e = vecenv.make("backgammon", num_envs=n, seed=3, autoreset="disabled")
+    dice = e.obs["dice"].astype(np.int64) - 1
+    assert (dice[:, 0] != dice[:, 1]).all()
+    opening = np.bincount(dice[:, 0] * 6 + dice[:, 1], minlength=36)
+    assert chi2(opening[opening > 0]) < 58.3 and (opening > 0).sum() == 30  # 29 dof
+    rng = np.random.default_rng(3)
+    second = np.full(n, -1)
+    while (second < 0).any():
+        legal = e.obs["legal"]
+        moves = np.zeros((n, 2), dtype=np.int64)
+        moves[:, 0] = np.argmax(rng.random(legal.shape) * legal, axis=1)
+        e.step(moves)
+        rolled = (second < 0) & (e.obs["turn"] == 2)
+        second[rolled] = (e.obs["dice"][rolled, 0] - 1) * 6 + e.obs["dice"][rolled, 1] - 1
+    assert chi2(np.bincount(second, minlength=36)) < 66.6  # 35 degrees of freedom
+
+
 def test_a_position_reached_by_play_and_given_is_the_same_record():
     """Positions given by their observations (mid-turn, either agent to move, doubles, checkers
     on the bar, games over) make the records play reached, and the same observations."""
