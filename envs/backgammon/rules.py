@@ -198,8 +198,8 @@ def step(s, cfg, actions, rewards):
             s.status[1] = DONE
         else:
             if source == 0 or s.playable[0] + s.playable[1] + s.playable[2] + s.playable[3] == -4:
-                # The turn passes: Pgx's _flip_board, then a roll of two faces (the first drawn
-                # first, as Pgx's randint(key, (1, 2))), four dice of a double.
+                # The turn passes: Pgx's _flip_board, then a roll of two fair dice (one of the
+                # 36 ordered pairs, as Pgx's randint(key, (1, 2))), four dice of a double.
                 for p in range(POINTS // 2):
                     q = POINTS - 1 - p
                     b = board[p]
@@ -214,8 +214,9 @@ def step(s, cfg, actions, rewards):
                 s.mover = 1 - a
                 s.status[a] = INACTIVE
                 s.status[1 - a] = ACTIVE
-                s.dice[0] = integer(s, 6)
-                s.dice[1] = integer(s, 6)
+                roll = integer(s, 36)
+                s.dice[0] = roll // 6
+                s.dice[1] = roll % 6
                 double = s.dice[0] == s.dice[1]
                 s.playable[0] = s.dice[0]
                 s.playable[1] = s.dice[1]
