@@ -21,6 +21,9 @@ The first to bear off all fifteen wins 1, a gammon (the other has borne none off
 (a gammon with one of the other's checkers still in the winner's home board; Pgx does not count
 the bar) 3; the other loses as much. An illegal action ends the game as Pgx's penalty does: -3 to
 its agent, +3 to the other (both DONE). Statuses are kaggle-environments' (``kernels/turns``).
+
+The record keeps the position's legal actions (``moves``: a word of source bits per face, found
+once after every ply), which ``step`` tests an action against and ``observe`` writes out.
 """
 
 import numba as nb
