@@ -1,5 +1,5 @@
-"""Kuhn poker, Leduc hold'em, Hex and Go 13x13: random self-play at N = 4096 on one CPU, against
-Pgx and EnvPool's C++ ports, all three in one run.
+"""Kuhn poker, Leduc hold'em, Hex, Go 13x13 and backgammon: random self-play at N = 4096 on one
+CPU, against Pgx and EnvPool's C++ ports, all three in one run.
 
 vecenv (``vecenv-stream-T1``): ``vecenv.make(game, num_envs=4096, autoreset="same_step")``, both
 seats played by the built-in random agent (a uniform legal action) through
@@ -12,10 +12,10 @@ env.init)`` over N games, ``act_randomly`` on the legal mask, in a ``jax.lax.sca
 call (``harness.pgx_round``); compile time excluded; N x 32 plies a call.
 
 EnvPool (``envpool-T1``): ``envpool.make(<Game>-v1, env_type="gymnasium", num_envs=N,
-batch_size=N, num_threads=1)`` (KuhnPoker, LeducHoldem, Hex, Go13x13), the move of each game's
-player to act drawn uniformly among ``info["legal_action_mask"]`` in numpy (one vectorised draw a
-step), 32 steps a call. EnvPool resets a finished game in the next step, which moves no game:
-only the plies are counted (N a step, less the games reset in it).
+batch_size=N, num_threads=1)`` (KuhnPoker, LeducHoldem, Hex, Go13x13, Backgammon), the move of
+each game's player to act drawn uniformly among ``info["legal_action_mask"]`` in numpy (one
+vectorised draw a step), 32 steps a call. EnvPool resets a finished game in the next step, which
+moves no game: only the plies are counted (N a step, less the games reset in it).
 
 Every side on one CPU: vecenv on one thread, Pgx and EnvPool with every thread of the process held
 to one CPU (``harness.one_cpu``). Target: vecenv at least 10x each. Pgx (with jax) and EnvPool are
@@ -49,6 +49,7 @@ GAMES = {
         lambda pgx: import_module("pgx.go").Go(size=13),
         "Go13x13-v1",
     ),
+    "backgammon": (("backgammon", {}), "backgammon", "Backgammon-v1"),
 }
 SECTION = f"Random self-play on one CPU, N={N}: vecenv vs Pgx (jax CPU) and EnvPool's C++ ports"
 

@@ -6,18 +6,22 @@ import random
 import numpy as np
 import pytest
 
-from vecenv import kaggle
+from vecenv import kaggle, registry
 
 
 def play_aec_beside_kaggle(game, seed):
     """One random game of ``game`` (picked from the AEC env's action masks, seeded by ``seed``)
     in PettingZoo's AEC face and in the Kaggle face at once; asserts after every ply that both
-    show the same board and at the end that both give the same rewards. Returns the plies."""
+    show the same board and at the end that both give the same rewards. A game with chance
+    (dice) has the Kaggle face start from the AEC env's record, its random stream included, so
+    that both roll alike. Returns the plies."""
     pettingzoo = pytest.importorskip("vecenv.pettingzoo", reason="PettingZoo is a test extra")
     rng = random.Random(seed)
     env = pettingzoo.env(game)
     env.reset(seed=seed)
     theirs = kaggle.make(game)
+    if registry.chance(game):
+        theirs.start_record(env.engine.get_state(0))
     plies = 0
     totals = dict.fromkeys(env.possible_agents, 0.0)
     for agent in env.agent_iter():

@@ -1,0 +1,1 @@
+"""Backgammon: two agents, dice drawn from the episode's stream, Pgx's rules and actions."""
