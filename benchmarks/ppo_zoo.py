@@ -128,6 +128,14 @@ def merged(table, path):
     return [kept[game] for game in sorted(kept)]
 
 
+def medians(row):
+    """A row's median steps and wall time to the target as the tables print them ("-": no seed
+    reached it)."""
+    steps = f"{row['median_steps']:,.0f}" if row["median_steps"] is not None else "-"
+    secs = f"{row['median_seconds']:.1f} s" if row["median_seconds"] is not None else "-"
+    return steps, secs
+
+
 def markdown(table, where):
     lines = [
         "Run: `python benchmarks/ppo_zoo.py --docs --games G` (one game at a time, rows kept), "
@@ -141,8 +149,7 @@ def markdown(table, where):
         "|---|---|---|---|---|---|---|---|",
     ]
     for row in table:
-        steps = f"{row['median_steps']:,.0f}" if row["median_steps"] is not None else "-"
-        secs = f"{row['median_seconds']:.1f} s" if row["median_seconds"] is not None else "-"
+        steps, secs = medians(row)
         lines.append(
             f"| {row['id']} | {row['measure']} | {row['target']:g} ({row['target_source']}) | "
             f"{row['solved']}/{len(row['seeds'])} | {steps} | {secs} | {row['budget']:,} | "
@@ -151,12 +158,13 @@ def markdown(table, where):
     return "\n".join(lines)
 
 
-def write_table(text, page=PAGE):
+def write_table(text, page=PAGE, start=START, end=END):
+    """``text`` in place of what ``page`` holds between the markers ``start`` and ``end``."""
     content = page.read_text()
-    pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.S)
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
     if not pattern.search(content):
-        raise SystemExit(f"{page}: no {START} ... {END} markers")
-    page.write_text(pattern.sub(lambda _: f"{START}\n{text}\n{END}", content))
+        raise SystemExit(f"{page}: no {start} ... {end} markers")
+    page.write_text(pattern.sub(lambda _: f"{start}\n{text}\n{end}", content))
 
 
 def main(argv=None):

@@ -102,11 +102,12 @@ PEERS = (
 )
 
 
-def _process(code, env):
-    """The figures a child process printed, with its wall time."""
+def _process(code, env, python=None):
+    """The figures a child process printed (of ``python``, default this one), with its wall
+    time."""
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=900
+        [python or sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=900
     )
     wall = time.perf_counter() - start
     if done.returncode != 0:
@@ -130,7 +131,7 @@ def game_startup(game):
         return {"cold": _process(code, env), "warm": _process(code, env)}
 
 
-def peer_startup(code):
+def peer_startup(code, python=None):
     """Cold (JAX's persistent cache off) then warm (on, filled by a first run) figures."""
     with tempfile.TemporaryDirectory(prefix="vecenv-startup-jax-") as root:
         off = _environment(JAX_ENABLE_COMPILATION_CACHE="false", JAX_PLATFORMS="cpu")
@@ -140,9 +141,9 @@ def peer_startup(code):
             JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0",
             JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="0",
         )
-        cold = _process(code, off)
-        _process(code, on)  # fills the cache
-        return {"cold": cold, "warm": _process(code, on)}
+        cold = _process(code, off, python)
+        _process(code, on, python)  # fills the cache
+        return {"cold": cold, "warm": _process(code, on, python)}
 
 
 def import_time(repeats):
@@ -150,7 +151,12 @@ def import_time(repeats):
     return statistics.median(times)
 
 
-def run(games, peers, repeats, out=sys.stdout):
+def _importable(module, python):
+    done = subprocess.run([python or sys.executable, "-c", f"import {module}"], capture_output=True)
+    return done.returncode == 0
+
+
+def run(games, peers, repeats, out=sys.stdout, peer_python=None):
     import vecenv
 
     games = games or vecenv.list_envs()
@@ -169,12 +175,10 @@ def run(games, peers, repeats, out=sys.stdout):
         cold, warm = (report["games"][game][k]["total"] for k in ("cold", "warm"))
         print(f"{game}: cold {cold:.2f} s, warm {warm:.2f} s", file=out, flush=True)
     for label, module, code in PEERS if peers else ():
-        try:
-            __import__(module)
-        except ImportError as e:
-            report["peers"][label] = {"missing": str(e)}
+        if not _importable(module, peer_python):
+            report["peers"][label] = {"missing": f"{module} does not import"}
             continue
-        report["peers"][label] = peer_startup(code)
+        report["peers"][label] = peer_startup(code, peer_python)
         print(f"{label}: cold {report['peers'][label]['cold']['total']:.2f} s", file=out)
     return report
 
@@ -213,8 +217,13 @@ def main(argv=None):
     parser.add_argument("--no-peers", action="store_true", help="leave gymnax and Pgx out")
     parser.add_argument("--repeats", type=int, default=5, help="processes timing the import")
     parser.add_argument("--out", help="a folder for startup.json and startup.md")
+    parser.add_argument(
+        "--peer-python",
+        help="the Python that runs gymnax and Pgx (a virtualenv of their own: gymnax pins an "
+        "older gymnasium than vecenv's tests use); default this one",
+    )
     args = parser.parse_args(argv)
-    report = run(args.games, not args.no_peers, args.repeats)
+    report = run(args.games, not args.no_peers, args.repeats, peer_python=args.peer_python)
     return finish_run(report, markdown, args.out, "startup")
 
 

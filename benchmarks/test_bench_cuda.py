@@ -40,6 +40,7 @@ import numba
 import numpy as np
 import pytest
 import report
+from cuda_host_overhead import per_call_us
 from harness import gymnax_round, pgx_round, timed
 
 import vecenv
@@ -326,18 +327,6 @@ def test_torch_policy_steps(benchmark, n):
     report.record(benchmark, ("cuda", "torch-policy", n, "vecenv-cuda"), T, n)
 
 
-def _per_call(fn, calls):
-    import time
-
-    best = float("inf")
-    for _ in range(5):
-        start = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        best = min(best, time.perf_counter() - start)
-    return best / calls * 1e6
-
-
 def test_host_overhead(benchmark):
     """The host's cost of a step, in microseconds (best of 5 rounds): ``step`` with device
     actions at N = 256 (launch, wait and the read of the refusal word: the GPU's own time is a
@@ -354,14 +343,14 @@ def test_host_overhead(benchmark):
     engine.step(actions)
     run = engine._launches["step"]
     figures = {
-        "step_us": _per_call(lambda: engine.step(actions), calls),
-        "prepared_launch_us": _per_call(run, calls),
+        "step_us": per_call_us(lambda: engine.step(actions), calls),
+        "prepared_launch_us": per_call_us(run, calls),
     }
     cuda.synchronize()
     kernel = run.dispatcher[run.grid, run.block]
-    figures["numba_launch_us"] = _per_call(lambda: kernel(*run.args), calls)
+    figures["numba_launch_us"] = per_call_us(lambda: kernel(*run.args), calls)
     cuda.synchronize()
-    figures["synchronize_us"] = _per_call(launch.synchronize, calls)
+    figures["synchronize_us"] = per_call_us(launch.synchronize, calls)
     torch = pytest.importorskip("torch")
     if torch.cuda.is_available():
         policy = _torch_policy(torch, n)
@@ -371,7 +360,7 @@ def test_host_overhead(benchmark):
             with torch.no_grad():
                 torch.multinomial(policy(obs).softmax(-1), 1)
 
-        figures["torch_policy_us"] = _per_call(forward, calls)
+        figures["torch_policy_us"] = per_call_us(forward, calls)
         torch.cuda.synchronize()
     print({k: round(v, 2) for k, v in figures.items()})
     benchmark.group = "CUDA host overhead"

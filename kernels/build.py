@@ -89,6 +89,12 @@ def driver_source(rules_module, action_discrete, kind="drivers", copies=None):
         f"from {name} import reset as game_reset, step as game_step, observe as game_observe\n"
         f"ACTION_DISCRETE = {bool(action_discrete)}\n"
     )
+    kind_of_action = "discrete" if action_discrete else "continuous"
+    for check in ("count_bad", "first_bad"):
+        noun = "actions" if check == "count_bad" else "action"
+        bindings += (
+            f"from vecenv.kernels.actions import {check}_{kind_of_action} as {check}_{noun}\n"
+        )
     step_observe = "observe_step" if hasattr(rules_module, "observe_step") else "observe"
     bindings += f"from {name} import {step_observe} as game_observe_step\n"
     agents = _agents_module(rules_module)

@@ -28,6 +28,9 @@ from numba.core import types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import overload
 
+# The action checks, shared by every game: the bindings rebind them for continuous actions.
+from vecenv.kernels.actions import count_bad_discrete as count_bad_actions
+from vecenv.kernels.actions import first_bad_discrete as first_bad_action
 from vecenv.kernels.state import ACTION_MAX, DISABLED, SAME_STEP, TERMINATED, TRUNCATED
 from vecenv.kernels.turns import ACTIVE
 from vecenv.kernels.views import borrowed, pointer
@@ -64,42 +67,6 @@ def observe(states, cfgs, obs, mask):
         if mask[i]:
             s = states[i]
             game_observe(s, cfgs[0], obs, i)
-
-
-@nb.njit(cache=True, error_model="numpy")
-def first_bad_action(actions, low, high):
-    """Index of the first episode whose action row is out of range (or not a finite float32),
-    else -1."""
-    for i in range(actions.shape[0]):
-        for j in range(actions.shape[1]):
-            a = actions[i, j]
-            if ACTION_DISCRETE:
-                if a < low[j] or a > high[j]:
-                    return i
-            elif not abs(a) <= ACTION_MAX:
-                return i
-    return -1
-
-
-@nb.njit(cache=True, error_model="numpy")
-def count_bad_actions(actions, low, high):
-    """How many action components are out of range (or not finite float32s). Every step pays it,
-    while ``first_bad_action`` runs only when it is non-zero, so it is written to vectorise: one
-    unit-stride loop over the flat array, branch-free, integer compares for discrete actions. A
-    discrete action is one choice per agent, every agent with the same bounds, so the first
-    column's bounds are every column's; continuous actions are only checked to be finite float32s
-    (within ``ACTION_MAX``)."""
-    flat = actions.reshape(actions.size)
-    lo = low[0]
-    hi = high[0]
-    bad = 0
-    for k in range(flat.size):
-        a = flat[k]
-        if ACTION_DISCRETE:
-            bad += np.int64(a < lo) + np.int64(a > hi)
-        else:
-            bad += np.int64(not abs(a) <= ACTION_MAX)
-    return bad
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")

@@ -25,7 +25,7 @@ if "VECENV_TESTS_SCRATCH" not in os.environ:
 # when it is imported, so it is set before any test imports it. Their subprocesses inherit it.
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
-from . import cachelock, isolated  # noqa: E402
+from . import cachelock, isolated, processes  # noqa: E402
 from .browser import browser  # noqa: E402, F401  (a fixture for every test module)
 
 # The CUDA tests' workers compile beside this process into the same caches (tests/cuda/conftest.py).
@@ -53,6 +53,17 @@ def _forget_registered_games():
     for name, game in registry.games().items():
         if game.origin == "registered":
             vecenv.unregister(name)
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # the session's own process; its workers inherit it
+        processes.new_session()
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The CUDA tests last: the processes they read (tests/cuda/conftest.py) start at collection
+    and run beside the rest of the suite, so no test process waits for them at the end."""
+    items.sort(key=lambda item: item.nodeid.startswith("tests/cuda/"))
 
 
 _warmup = None
@@ -84,6 +95,8 @@ def pytest_collection_finish(session):
 
 def pytest_unconfigure(config):
     global _warmup
+    if not hasattr(config, "workerinput"):  # the session's controlling process
+        processes.stop_registered()
     if _warmup is not None:
         if _warmup.poll() is None:
             _warmup.kill()

@@ -62,11 +62,29 @@ def environment(cache):
     return env
 
 
-def test_import_leaves_numba_for_the_first_compile_and_the_cache_is_private(tmp_path):
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    """A cache filled by one cold first step, and that step's report: the tests that damage a
+    filled cache each take a copy (a cold compile is most of a test's time)."""
+    cache = tmp_path_factory.mktemp("compiled") / "cache"
+    return cache, checked(first_step(environment(cache)))
+
+
+def filled(compiled, tmp_path):
+    """A copy of the module's filled cache in ``tmp_path`` (modes kept), and its first report
+    with the paths in it moved to the copy."""
+    template, first = compiled
     cache = tmp_path / "cache"
-    first = checked(first_step(environment(cache)))
+    shutil.copytree(template, cache)
+    drivers = Path(first["drivers"])
+    return cache, dict(first, drivers=str(cache / drivers.relative_to(template)))
+
+
+def test_import_leaves_numba_for_the_first_compile_and_the_cache_is_private(compiled, tmp_path):
+    first = compiled[1]
     assert first["numba_after_import"] is False  # import vecenv stays cheap
     assert first["misses"] > 0
+    cache, _ = filled(compiled, tmp_path)
     for folder in (cache, cache / "numba", cache / "drivers"):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
     # numba's entries of vecenv's modules are in the cache, named by module, not by path.
@@ -115,9 +133,8 @@ def test_the_fallback_folder_in_the_temporary_directory_is_checked_too(tmp_path)
     assert result["misses"] > 0 and list((planted / "numba").iterdir())
 
 
-def test_a_damaged_driver_module_is_written_again_once(tmp_path):
-    cache = tmp_path / "cache"
-    first = checked(first_step(environment(cache)))
+def test_a_damaged_driver_module_is_written_again_once(compiled, tmp_path):
+    cache, first = filled(compiled, tmp_path)
     driver = Path(first["drivers"])
     text = driver.read_text()
     driver.write_text(text[: len(text) // 2])  # truncated: a SyntaxError on import
@@ -128,9 +145,8 @@ def test_a_damaged_driver_module_is_written_again_once(tmp_path):
 
 
 @pytest.mark.parametrize("suffix", [".nbi", ".nbc"])
-def test_a_garbled_numba_entry_is_compiled_again(tmp_path, suffix):
-    cache = tmp_path / "cache"
-    first = checked(first_step(environment(cache)))
+def test_a_garbled_numba_entry_is_compiled_again(compiled, tmp_path, suffix):
+    cache, first = filled(compiled, tmp_path)
     entries = sorted((cache / "numba").rglob(f"*{suffix}"))
     assert entries
     for path in entries:

@@ -95,6 +95,23 @@ def test_unregister_forgets_a_game_and_its_gymnasium_ids(walk):
     assert vecenv.make("Stroll-v0").name == "stroll"
 
 
+def test_unregister_before_gymnasiums_import_leaves_every_other_id_registered(walk):
+    """``unregister`` imports vecenv's Gymnasium module, whose first line imports gymnasium: the
+    ids still come, and nothing warns."""
+    out = run_python(
+        f"""
+        import warnings
+        warnings.simplefilter("error")
+        import vecenv
+        vecenv.register({str(walk)!r})
+        vecenv.unregister("stroll")
+        import gymnasium
+        print("vecenv/CartPole-v1" in gymnasium.registry, "vecenv/Stroll-v0" in gymnasium.registry)
+        """
+    )
+    assert out.split() == ["True", "False"]
+
+
 def _broken(tmp_path, change):
     folder = copy_walk(tmp_path, "broken")
     change(folder)

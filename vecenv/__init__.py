@@ -114,9 +114,12 @@ def __getattr__(name):
 
 
 def _register_gym():
-    from .gym.registration import register_all
+    from .gym import registration
 
-    register_all()
+    # Mid-import (gymnasium's own import came from vecenv.gym.registration's first line), it has
+    # no register_all yet: its last line registers the ids instead.
+    if hasattr(registration, "register_all"):
+        registration.register_all()
 
 
 # The ``vecenv/<Id>`` ids are registered with gymnasium when it is imported (now, if it is):

@@ -172,7 +172,7 @@ def test_observation_is_kaggles():
 
 
 def test_full_column_and_occupied_cell_are_refused():
-    env = make(aisys.ConnectX, {"configuration": {"rows": 2, "columns": 4, "inarow": 3}})
+    env = make(aisys.ConnectX, {"configuration": {"rows": 2, "columns": 6, "inarow": 3}})
     state = env.new_run(seed=0)
     for _ in range(2):  # fill column 0 (the opponent may fill it too)
         request = env.get_action_request(run_data(state)).content

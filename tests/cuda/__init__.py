@@ -9,5 +9,6 @@ def require_numba_cuda():
     set), where its tests must run."""
     if importlib.util.find_spec("numba_cuda") is None and not os.environ.get("CI"):
         pytest.skip(
-            "numba-cuda is not installed (pip install 'vecenv[cuda]')", allow_module_level=True
+            'numba-cuda is not installed: pip install ".[cuda]" in vecenv\'s clone',
+            allow_module_level=True,
         )

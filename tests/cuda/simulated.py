@@ -37,8 +37,13 @@ SEARCHED = ("tictactoe", "connectx")  # the GPU search beside the CPU's
 # Rollouts under the other autoreset modes (next-step for every one-agent game).
 ROLLOUT_AUTORESET = {"cartpole": 20, "catch": 12}  # steps: enough for episodes to end
 ONE_LAUNCH = ("cartpole", "connectx", "pendulum")
-# PPO on the device: a plain Box, a large boolean image with scaled inputs, a Dict with legal moves.
-TRAINED = {"cartpole": {}, "minatar_breakout": {"norm_obs": True}, "game_2048": {}}
+# PPO on the device: a plain Box, a large boolean image with scaled inputs (and ReLU layers), a
+# Dict with legal moves.
+TRAINED = {
+    "cartpole": {},
+    "minatar_breakout": {"norm_obs": True, "activation": "relu"},
+    "game_2048": {},
+}
 
 
 def checks(game):

@@ -1,8 +1,8 @@
 """The GPU engine beside the CPU engine for every game, on numba's CUDA simulator (CI has no GPU).
 
 The simulator must be chosen before numba.cuda is first imported, and the rest of the suite uses
-the real numba.cuda, so one process of its own (``tests.cuda.simulated``, started by
-``conftest.py``) runs every check of ``sidebyside`` on small batches; each check is reported here
+the real numba.cuda, so processes of their own (``tests.cuda.simulated``, started by
+``conftest.py``) run every check of ``sidebyside`` on small batches; each check is reported here
 as a test of its own. Under the
 simulator the rules run as Python on the host's C library: every game matches bit for bit.
 """
@@ -19,8 +19,8 @@ require_numba_cuda()
 
 @pytest.fixture(scope="module")
 def results(cuda_workers):
-    (worker,) = cuda_workers["simulated"]
-    return {(row["game"], row["check"]): row["error"] for row in worker.rows()}
+    rows = [row for worker in cuda_workers["simulated"] for row in worker.rows()]
+    return {(row["game"], row["check"]): row["error"] for row in rows}
 
 
 def test_every_game_is_checked(results):

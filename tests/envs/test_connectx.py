@@ -58,6 +58,9 @@ SIZES = [
 SHAPES = [(1, 1), (4, 4), (5, 4), (3, 8), (6, 7), (7, 9), (1, 2), (2, 1)]
 SHAPES += [(4, 5), (3, 3), (2, 6), (7, 8), (2, 9)]
 SHAPES += [(1, 8), (8, 1), (8, 8)]
+# The other test files that play boards of their own choose them from SHAPES too (Kaggle's face,
+# the ANSI renders, AISysProj's face): a shape's drivers compile once a run, whichever file meets
+# it first, the rest load them from the cache.
 
 
 def size_id(config):

@@ -58,7 +58,7 @@ def test_callables_get_what_kaggles_get():
 
     def calls_in(make):
         calls = ([], [])
-        env = make("connectx", configuration={"rows": 4})
+        env = make("connectx", configuration={"inarow": 3})
         env.run([recorder(calls[0], True), recorder(calls[1], False)])
         return calls
 

@@ -147,7 +147,7 @@ RUN_CASES = {
     "connectx-lowest": ("connectx", {}, lambda: [lowest_column, lowest_column]),
     "connectx-small-board": (
         "connectx",
-        {"rows": 3, "columns": 4, "inarow": 3},
+        {"rows": 5, "columns": 4, "inarow": 3},
         lambda: [lowest_column, one_column(3)],
     ),
     "connectx-full-column": ("connectx", {}, lambda: [one_column(2), one_column(2)]),
@@ -783,7 +783,7 @@ def test_unknown_render_mode_raises():
 
 
 def test_html_render_shows_the_final_board(open_page):
-    env = vk.make("connectx", configuration={"rows": 5, "columns": 8})
+    env = vk.make("connectx", configuration={"rows": 7, "columns": 8})
     for column in [0, 0, 1, 1, 2, 2, 3]:
         env.step([column, column])
     page = env.render(mode="html")
@@ -797,7 +797,7 @@ def test_html_render_shows_the_final_board(open_page):
     assert state["numSteps"] == len(env.steps)
     assert "Player 1 (red) wins" in state["status"]
     board = env.state[0].observation.board
-    replay._assert_grid_colours(opened, state, board, 5, 8, replay.CONNECTX_FILLS)
+    replay._assert_grid_colours(opened, state, board, 7, 8, replay.CONNECTX_FILLS)
     assert opened.requests == []
 
 

@@ -12,7 +12,14 @@ from vecenv.ppo.network import ActorCritic
 
 
 def far_from_uniform(
-    obs_size=4, hidden=(16, 16), actions=3, discrete=True, norm=False, seed=0, log_std_low=-1.0
+    obs_size=4,
+    hidden=(16, 16),
+    actions=3,
+    discrete=True,
+    norm=False,
+    seed=0,
+    log_std_low=-1.0,
+    activation="tanh",
 ):
     """An ActorCritic with weights drawn wide, its log-std (Box) in [log_std_low, 0.5] and,
     where ``norm``, an obs_norm fitted to shifted and scaled observations."""
@@ -20,7 +27,7 @@ def far_from_uniform(
     rng = np.random.default_rng(seed)
     act = spaces.Discrete(actions) if discrete else spaces.Box(-1.0, 1.0, (actions,))
     obs = spaces.Box(-np.inf, np.inf, (obs_size,))
-    net = ActorCritic(obs, act, hidden=hidden, norm_obs=norm)
+    net = ActorCritic(obs, act, hidden=hidden, norm_obs=norm, activation=activation)
     with torch.no_grad():
         for stack in (net.actor, net.critic):
             for layer in list(stack)[::2]:

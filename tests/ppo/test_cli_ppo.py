@@ -47,6 +47,27 @@ def test_ppo_writes_its_run_and_the_same_seed_repeats_it(capsys, tmp_path):
     assert (first / "policy.pt").read_bytes() != b""
 
 
+def test_activation_and_a_constant_learning_rate_reach_the_run(capsys, tmp_path):
+    import json
+
+    import torch
+
+    from vecenv import ppo
+
+    flags = ["--activation", "relu", "--no-anneal-lr", "--hidden", "32,32", "--torch-threads", "2"]
+    code, _, err = run(
+        capsys, "train", "ppo", "--env", "CartPole-v1", *SMALL, *flags, "--run-dir", str(tmp_path)
+    )
+    assert code == 0, err
+    config = json.loads((tmp_path / "run.json").read_text())["config"]
+    assert config["activation"] == "relu" and config["anneal_lr"] is False
+    assert config["torch_threads"] == 2 and config["hidden"] == [32, 32]
+    network = ppo.load(tmp_path / "policy.pt").network
+    assert network.activation == "relu" and isinstance(network.actor[1], torch.nn.ReLU)
+    code, _, err = run(capsys, "train", "ppo", "--env", "CartPole-v1", "--activation", "gelu")
+    assert code == 2 and "--activation" in err
+
+
 def test_ppo_runs_on_gymnasiums_own_env_too(capsys, tmp_path):
     code, out, err = run(
         capsys, "train", "ppo", "--env", "gym.CartPole-v1", *SMALL, "--run-dir", str(tmp_path)

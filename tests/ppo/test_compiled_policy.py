@@ -51,10 +51,17 @@ def torch_evaluate(net, x, actions, mask=None):
     masked=st.booleans(),
     n=st.integers(0, 150),
     seed=st.integers(0, 2**16),
+    activation=st.sampled_from(["tanh", "relu"]),
 )
-def test_matches_torch(obs_size, hidden, discrete, actions, norm, masked, n, seed):
+def test_matches_torch(obs_size, hidden, discrete, actions, norm, masked, n, seed, activation):
     net = network(
-        obs_size=obs_size, hidden=hidden, actions=actions, discrete=discrete, norm=norm, seed=seed
+        obs_size=obs_size,
+        hidden=hidden,
+        actions=actions,
+        discrete=discrete,
+        norm=norm,
+        seed=seed,
+        activation=activation,
     )
     policy = CompiledPolicy(net)
     x = observations(n, obs_size, seed, scale=3.0)
@@ -343,7 +350,8 @@ def unsupported_networks():
         net.obs_norm = nn.Identity()
 
     return {
-        "relu": (swap("actor", 1, nn.ReLU()), False),
+        "mixed activations": (swap("actor", 1, nn.ReLU()), False),
+        "gelu": (swap("critic", 3, nn.GELU()), False),
         "layernorm": (swap("critic", 1, nn.LayerNorm(64)), False),
         "dropout": (swap("actor", 3, nn.Dropout(0.1)), False),
         "tanh last": (lambda net: net.actor.append(nn.Tanh()), False),

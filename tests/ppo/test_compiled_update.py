@@ -5,6 +5,7 @@ clip_grad_norm_ does, writes the network's own tensors, and refuses bad input be
 import copy
 import math
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -126,11 +127,23 @@ def first_step_losses(net, cfg, batch):
     ent_coef=st.sampled_from([0.0, 0.01, 0.5]),
     rows=st.integers(1, 90),
     seed=st.integers(0, 2**16),
+    activation=st.sampled_from(["tanh", "relu"]),
 )
 def test_one_step_matches_torch(
-    obs_size, hidden, discrete, actions, norm, masked, norm_adv, clip_vloss, ent_coef, rows, seed
+    obs_size,
+    hidden,
+    discrete,
+    actions,
+    norm,
+    masked,
+    norm_adv,
+    clip_vloss,
+    ent_coef,
+    rows,
+    seed,
+    activation,
 ):
-    net = network(obs_size, hidden, actions, discrete, norm, seed)
+    net = network(obs_size, hidden, actions, discrete, norm, seed, activation=activation)
     twin = copy.deepcopy(net)
     cfg = config(
         update_epochs=1,
@@ -167,11 +180,12 @@ def test_one_step_matches_torch(
     minibatches=st.integers(1, 4),
     rows=st.integers(2, 150),
     seed=st.integers(0, 2**16),
+    activation=st.sampled_from(["tanh", "relu"]),
 )
 def test_epochs_of_minibatches_stay_close_to_torch(
-    hidden, discrete, norm, masked, epochs, minibatches, rows, seed
+    hidden, discrete, norm, masked, epochs, minibatches, rows, seed, activation
 ):
-    net = network(5, hidden, 3, discrete, norm, seed)
+    net = network(5, hidden, 3, discrete, norm, seed, activation=activation)
     twin = copy.deepcopy(net)
     cfg = config(update_epochs=epochs, num_minibatches=minibatches, ent_coef=0.01)
     batch = make_batch(net, rows, seed, masked and discrete)
@@ -333,15 +347,25 @@ def test_the_networks_own_tensors_are_written():
     assert not np.allclose(after, values_before, rtol=1e-4)
 
 
-def test_updates_repeat_bit_for_bit():
-    net = network(discrete=False, seed=11)
-    nets = [copy.deepcopy(net) for _ in range(2)]
+@pytest.mark.parametrize("activation", ["tanh", "relu"])
+def test_updates_repeat_bit_for_bit_on_any_thread_count(activation):
+    """The actor and the critic run side by side on two threads, or one after the other on
+    one: the same bits either way, and on every run."""
+    net = network(discrete=False, seed=11, activation=activation)
+    nets = [copy.deepcopy(net) for _ in range(3)]
     batch = make_batch(net, 200, seed=11)
-    cfg = config(update_epochs=3, num_minibatches=3, ent_coef=0.01)
-    results = [CompiledUpdate(n, cfg).update(*batch, lr=LR).copy() for n in nets]
-    assert np.array_equal(results[0], results[1])
-    for p, q in zip(*(n.parameters() for n in nets), strict=True):
-        assert torch.equal(p, q)
+    results = []
+    for n, threads in zip(nets, (1, 2, 2), strict=True):
+        cfg = config(update_epochs=3, num_minibatches=3, ent_coef=0.01, torch_threads=threads)
+        runner = CompiledUpdate(n, cfg)
+        assert runner.threads == min(threads, numba.config.NUMBA_NUM_THREADS)
+        before = numba.get_num_threads()
+        results.append(runner.update(*batch, lr=LR).copy())
+        assert numba.get_num_threads() == before  # the caller's count is put back
+    for other, n in zip(results[1:], nets[1:], strict=True):
+        assert np.array_equal(results[0], other)
+        for p, q in zip(nets[0].parameters(), n.parameters(), strict=True):
+            assert torch.equal(p, q)
 
 
 def test_drawn_orders_are_permutations_of_seed_update_and_epoch():
@@ -445,7 +469,8 @@ def unsupported_networks():
         net.actor[2] = nn.Linear(16, 16, bias=False)
 
     return {
-        "relu": swap("actor", 1, nn.ReLU()),
+        "mixed activations": swap("actor", 1, nn.ReLU()),
+        "gelu": swap("critic", 1, nn.GELU()),
         "float64": lambda net: net.double(),
         "extra parameter": extra,
         "shared parameter": shared,

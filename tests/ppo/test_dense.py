@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 
 pytest.importorskip("torch")  # vecenv.ppo imports the trainer, which needs it
 
-from vecenv.ppo.dense import HEIGHT, LANES, layer, tanh  # noqa: E402
+import torch  # noqa: E402
+
+from vecenv.ppo.dense import HEIGHT, LANES, NONE, RELU, TANH, layer, tanh  # noqa: E402
 
 
 @nb.njit(error_model="numpy")
@@ -38,22 +40,36 @@ def tanh_all(xs):
     n_out=st.integers(1, 3 * HEIGHT + 1),
     n_in=st.integers(1, 70),
     m=st.integers(1, 4 * LANES),
-    squash=st.booleans(),
+    activation=st.sampled_from([NONE, TANH, RELU]),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_layer_is_the_scalar_loop_bit_for_bit(n_out, n_in, m, squash, seed):
+def test_layer_is_the_scalar_loop_bit_for_bit(n_out, n_in, m, activation, seed):
     rng = np.random.default_rng(seed)
     w = rng.normal(0, 1, (n_out, n_in)).astype(np.float32)
     b = rng.normal(0, 1, n_out).astype(np.float32)
     cols = 4 * LANES
     src = rng.normal(0, 1, (n_in + 3, cols)).astype(np.float32)  # spare rows are never read
     dst = np.full((n_out + 2, cols), 7.0, dtype=np.float32)
-    layer(w, b, src, dst, m, squash)
+    layer(w, b, src, dst, m, activation)
     want = scalar_layer(w, b, src, m)
-    if squash:
+    if activation == TANH:
         want = tanh_all(want.ravel()).reshape(want.shape)
+    elif activation == RELU:
+        want = torch.relu(torch.from_numpy(want)).numpy()
     assert np.array_equal(dst[:n_out, :m], want)
     assert (dst[n_out:] == 7.0).all()  # rows past the outputs untouched
+
+
+def test_relu_keeps_torchs_edges():
+    w = np.ones((1, 1), dtype=np.float32)
+    b = np.array([-0.0], dtype=np.float32)  # -0.0 + -0.0 stays -0.0
+    src = np.zeros((1, LANES), dtype=np.float32)
+    src[0, :5] = [np.nan, -0.0, -3.0, 2.5, np.inf]
+    dst = np.zeros((1, LANES), dtype=np.float32)
+    layer(w, b, src, dst, LANES, RELU)
+    want = torch.relu(torch.from_numpy(src[0] + np.float32(-0.0))).numpy()
+    assert np.array_equal(dst[0], want, equal_nan=True)
+    assert np.array_equal(np.signbit(dst[0]), np.signbit(want))
 
 
 def test_a_column_does_not_depend_on_its_neighbours():
@@ -62,12 +78,12 @@ def test_a_column_does_not_depend_on_its_neighbours():
     b = rng.normal(0, 1, 9).astype(np.float32)
     src = rng.normal(0, 1, (33, 2 * LANES)).astype(np.float32)
     full = np.zeros((9, 2 * LANES), dtype=np.float32)
-    layer(w, b, src, full, 2 * LANES, True)
+    layer(w, b, src, full, 2 * LANES, TANH)
     for r in (0, 5, LANES, 2 * LANES - 1):
         alone = np.zeros_like(src)
         alone[:, 0] = src[:, r]
         out = np.zeros_like(full)
-        layer(w, b, alone, out, 1, True)
+        layer(w, b, alone, out, 1, TANH)
         assert np.array_equal(out[:, 0], full[:, r])
 
 

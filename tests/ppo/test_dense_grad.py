@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("torch")  # vecenv.ppo imports the trainer, which needs it
+torch = pytest.importorskip("torch")  # vecenv.ppo imports the trainer, which needs it
 
-from vecenv.ppo.dense import LANES  # noqa: E402
-from vecenv.ppo.dense_grad import input_grad, row_sums, tanh_grad, weight_grad  # noqa: E402
+from vecenv.ppo.dense import LANES, RELU, TANH  # noqa: E402
+from vecenv.ppo.dense_grad import activation_grad, input_grad, row_sums, weight_grad  # noqa: E402
 
 
 def close(got, want, terms):
@@ -57,18 +57,33 @@ def test_input_grad_is_the_transposed_product(n_out, n_in, tiles, seed):
     assert (dx[n_in:] == 7.0).all() and (dx[:, width:] == 7.0).all()  # nothing else written
 
 
-def test_row_sums_and_tanh_grad():
+def test_row_sums_and_activation_grads():
     rng = np.random.default_rng(1)
     dy = rng.normal(0, 1, (5, 4 * LANES)).astype(np.float32)
     db = np.zeros(4, dtype=np.float32)
     row_sums(dy, db, 3 * LANES)
     close(db, dy[:4, : 3 * LANES].astype(np.float64).sum(axis=1), 3 * LANES)
-    y = np.tanh(rng.normal(0, 1, (5, 4 * LANES))).astype(np.float32)
-    dx = dy.copy()
-    tanh_grad(dx, y, 3, 2 * LANES)
+    pre = rng.normal(0, 1, (5, 4 * LANES)).astype(np.float32)
+    pre[0, :3] = [np.nan, -0.0, 0.0]  # PyTorch's edges: NaN passes the gradient, zeros do not
     one = np.float32(1.0)
-    assert np.array_equal(dx[:3, : 2 * LANES], dy[:3, : 2 * LANES] * (one - y * y)[:3, : 2 * LANES])
-    assert np.array_equal(dx[3:], dy[3:]) and np.array_equal(dx[:, 2 * LANES :], dy[:, 2 * LANES :])
+    for activation in (TANH, RELU):
+        y = (
+            torch.tanh(torch.from_numpy(pre))
+            if activation == TANH
+            else torch.relu(torch.from_numpy(pre))
+        )
+        x = torch.from_numpy(pre).requires_grad_()
+        (torch.tanh(x) if activation == TANH else torch.relu(x)).backward(torch.from_numpy(dy))
+        y = y.numpy()
+        dx = dy.copy()
+        activation_grad(dx, y, 3, 2 * LANES, activation)
+        part = np.s_[:3, : 2 * LANES]
+        if activation == TANH:
+            assert np.array_equal(dx[part], dy[part] * (one - y * y)[part], equal_nan=True)
+        else:
+            assert np.array_equal(dx[part], x.grad.numpy()[part])
+        assert np.array_equal(dx[3:], dy[3:])
+        assert np.array_equal(dx[:, 2 * LANES :], dy[:, 2 * LANES :])
 
 
 def test_results_repeat_bit_for_bit():

@@ -1,5 +1,7 @@
 """PPO's trainer: its advantages on next-step autoreset, learning, seeding, checkpoints."""
 
+import json
+
 import gymnasium
 import numpy as np
 import pytest
@@ -8,7 +10,7 @@ torch = pytest.importorskip("torch")
 
 from vecenv import ppo  # noqa: E402
 from vecenv.ppo.network import ActorCritic, describe, flatten, space_from  # noqa: E402
-from vecenv.ppo.trainer import advantages  # noqa: E402
+from vecenv.ppo.trainer import advantages, record  # noqa: E402
 
 
 def naive_gae(rewards, values, next_value, terminated, truncated, valid, gamma, lam):
@@ -70,6 +72,10 @@ def test_a_truncated_step_bootstraps_from_its_final_observation():
     assert adv[2, 0].item() == pytest.approx(2.0 + 0.5 * 4.0 - 3.0)
 
 
+def spaces_of(size):
+    return gymnasium.spaces.Box(-np.inf, np.inf, (size,), np.float32)
+
+
 def small(**kw):
     return ppo.PPOConfig(**{"num_envs": 8, "num_steps": 16, "total_steps": 8 * 16 * 4, **kw})
 
@@ -86,6 +92,24 @@ def test_the_same_seed_trains_the_same_network_and_another_seed_does_not():
     assert [row[0] for row in run_a.curve] == [row[0] for row in run_b.curve]
     assert run_a.episodes == run_b.episodes
     assert not torch.equal(a, c)
+
+
+def test_a_seed_trains_the_same_relu_network_on_one_thread_or_two():
+    """PyTorch's thread count changes the bits of the orthogonal initialisation's QR and the
+    compiled update runs actor and critic side by side at two: neither may change a run."""
+
+    def weights(threads):
+        config = small(
+            hidden=(96, 96), activation="relu", torch_threads=threads, total_steps=8 * 16 * 8
+        )
+        run, trainer = ppo.train("minatar_breakout", config)
+        return run, torch.cat([p.detach().flatten() for p in trainer.policy.parameters()])
+
+    (run_a, a), (run_b, b) = weights(1), weights(2)
+    assert isinstance(run_a.config, ppo.PPOConfig) and run_a.curve
+    assert torch.equal(a, b)
+    assert run_a.episodes == run_b.episodes
+    assert [row[0::2] for row in run_a.curve] == [row[0::2] for row in run_b.curve]
 
 
 def test_ppo_learns_cartpole_on_vecenv():
@@ -191,6 +215,25 @@ def test_a_saved_policy_loads_and_plays_the_same(tmp_path):
         ppo.load(tmp_path / "other.pt")
 
 
+def test_a_saved_relu_policy_loads_as_relu_and_older_files_as_tanh(tmp_path):
+    obs, act = spaces_of(5), gymnasium.spaces.Discrete(3)
+    net = ActorCritic(obs, act, hidden=(8,), activation="relu")
+    ppo.save(tmp_path / "relu.pt", net, "CartPole-v1")
+    loaded = ppo.load(tmp_path / "relu.pt").network
+    assert loaded.activation == "relu" and isinstance(loaded.actor[1], torch.nn.ReLU)
+    x = torch.linspace(-3, 3, 50).reshape(10, 5)
+    assert torch.equal(loaded.value(x), net.value(x))
+    data = torch.load(tmp_path / "relu.pt", weights_only=True)
+    del data["activation"]  # a file saved before activations were recorded
+    data["weights"] = ActorCritic(obs, act, hidden=(8,)).state_dict()
+    torch.save(data, tmp_path / "old.pt")
+    assert isinstance(ppo.load(tmp_path / "old.pt").network.actor[1], torch.nn.Tanh)
+    data["activation"] = "gelu"
+    torch.save(data, tmp_path / "bad.pt")
+    with pytest.raises(ValueError, match="activation"):
+        ppo.load(tmp_path / "bad.pt")
+
+
 def test_bad_configurations_are_refused():
     with pytest.raises(ValueError, match="num_envs"):
         ppo.PPOConfig(num_envs=0)
@@ -224,6 +267,8 @@ def test_bad_configurations_are_refused():
         {"clip_coef": float("inf")},
         {"torch_threads": 0},
         {"window": 0},
+        {"activation": "gelu"},
+        {"activation": None},
     ],
 )
 def test_a_config_out_of_range_is_refused(bad):
@@ -272,3 +317,41 @@ def test_reward_scaling_divides_by_the_discounted_returns_spread():
     assert 0 < out[-1][0] < 100.0
     scale(np.array([1.0, 1.0]), valid, np.array([True, False]))
     assert scale.returns[0] == 0.0 and scale.returns[1] != 0.0
+
+
+def test_a_run_records_its_best_running_mean_over_a_full_window():
+    run = ppo.Run(config=ppo.PPOConfig(), target=10.0)
+    assert not record(run, 50.0, False, 1.0)  # a window not yet full is neither best nor target
+    assert run.best is None and run.reached is None
+    run.steps = 100
+    assert record(run, 12.0, True, 2.0) and run.reached == (100, 2.0)
+    run.steps = 200
+    assert record(run, 30.0, True, 3.0)
+    run.steps = 300
+    assert not record(run, 5.0, True, 4.0)  # a collapse after the peak
+    assert not record(run, 30.0, True, 5.0)  # a tie keeps the first
+    assert run.best == (30.0, 200, 3.0) and run.mean == 30.0 and len(run.curve) == 5
+
+
+@pytest.mark.parametrize("keep", ["best", "last"])
+def test_policy_pt_holds_the_weights_keep_names(tmp_path, keep):
+    # A learning rate too small to learn: the running mean wanders, so its best comes before
+    # the last update and the two sets of weights differ.
+    config = ppo.PPOConfig(num_envs=8, num_steps=16, total_steps=6144, learning_rate=1e-5)
+    run, trainer = ppo.train("cartpole", config, tmp_path, keep=keep)
+    assert run.best is not None and run.best[1] < run.steps
+    assert max(row[2] for row in run.curve[-len(run.curve) // 2 :]) <= run.best[0]
+    saved = ppo.load(str(tmp_path / "policy.pt")).network.state_dict()
+    best, last = trainer.best_weights, trainer.policy.state_dict()
+    assert any(not torch.equal(best[k], last[k]) for k in best)
+    want = best if keep == "best" else last
+    assert all(torch.equal(saved[k], want[k]) for k in want)
+    summary = json.loads((tmp_path / "run.json").read_text())
+    assert summary["kept"] == keep == run.kept
+    assert summary["best"] == {
+        "mean_return": run.best[0],
+        "steps": run.best[1],
+        "seconds": run.best[2],
+    }
+    with pytest.raises(ValueError, match="keep must be one of"):
+        ppo.train("cartpole", config, tmp_path / "other", keep="first")

@@ -9,6 +9,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.child import ROOT
 from tests.test_cli import run
@@ -147,8 +149,15 @@ def test_ctrl_c_stops_the_run_and_keeps_what_it_learned(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1")
     argv = ["train", "ppo", "--env", "CartPole-v1", "--total-steps", "400000"]
     argv += ["--num-envs", "64", "--num-steps", "16", "--run-dir", str(tmp_path / "run")]
+    # Ctrl-C's default in the child, as in a shell's foreground job: a process inherits an
+    # ignored SIGINT (Python then leaves it ignored, as for a background job), and what ran
+    # before in this test process may have left it ignored here.
     child = subprocess.Popen(
-        [sys.executable, "-m", "vecenv", *argv], stdout=subprocess.PIPE, text=True, env=env
+        [sys.executable, "-m", "vecenv", *argv],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         for line in child.stdout:  # blocks until the trainer reports progress
@@ -198,3 +207,70 @@ def test_eval_reports_the_mean_return_with_its_interval(capsys, tmp_path):
     assert found, summary
     mean, low, high = map(float, found.groups())
     assert low <= mean <= high
+
+
+def test_num_envs_alone_keeps_the_tuned_batch_and_minibatch_size():
+    cartpole = zoo.tuned("cartpole")  # 32 envs x 32 steps, one minibatch
+    assert (cartpole.hyperparameters["num_envs"], cartpole.hyperparameters["num_steps"]) == (32, 32)
+    for envs, steps, minibatches in [
+        (8, 128, 1),
+        (64, 16, 1),
+        (256, 4, 1),
+        (512, 4, 2),
+        (32, 32, 1),
+    ]:
+        config = cartpole.config(num_envs=envs)
+        assert (config.num_envs, config.num_steps, config.num_minibatches) == (
+            envs,
+            steps,
+            minibatches,
+        )
+    acrobot = zoo.tuned("acrobot")  # 32 envs x 64 steps, 8 minibatches of 256
+    assert acrobot.config(num_envs=256).num_steps == 8
+    assert acrobot.config(num_envs=256).num_minibatches == 8
+    # A field given beside --num-envs stays as given; the minibatches follow the batch it makes.
+    config, changes = zoo.adapted(cartpole.hyperparameters, {"num_envs": 256, "num_steps": 16})
+    assert (config.num_steps, config.num_minibatches) == (16, 4)
+    assert changes == {"num_envs": (32, 256), "num_minibatches": (1, 4)}
+    assert zoo.adapted(cartpole.hyperparameters, {"seed": 3})[1] == {}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    tuned_envs=st.integers(1, 512),
+    tuned_steps=st.integers(1, 256),
+    minibatches=st.integers(1, 64),
+    envs=st.integers(1, 4096),
+)
+def test_a_rescaled_configuration_keeps_its_batch_where_it_can(
+    tuned_envs, tuned_steps, minibatches, envs
+):
+    batch = tuned_envs * tuned_steps
+    minibatches = min(minibatches, batch)
+    tuned = dict(num_envs=tuned_envs, num_steps=tuned_steps, num_minibatches=minibatches)
+    values, changes = zoo.for_num_envs(tuned, envs)
+    config = PPOConfig(**values)  # always a valid configuration
+    assert config.num_envs == envs
+    if envs == tuned_envs:
+        assert values == tuned and changes == {}
+        return
+    assert config.num_steps >= min(zoo.MIN_STEPS, tuned_steps)
+    if config.num_steps > min(zoo.MIN_STEPS, tuned_steps):  # not held up by the floor
+        assert abs(config.batch_size - batch) <= envs / 2
+    size = config.batch_size / config.num_minibatches
+    assert 1 <= config.num_minibatches <= config.batch_size
+    assert size <= 1.5 * batch / minibatches or config.num_minibatches == 1
+    for key, (was, now) in changes.items():
+        assert tuned[key] == was and values[key] == now != was
+
+
+def test_num_envs_on_the_command_line_says_what_it_rescaled(capsys, tmp_path):
+    argv = ["--num-envs", "64", "--total-steps", "2048", "--run-dir", str(tmp_path)]
+    code, out, err = run(capsys, "train", "ppo", "--env", "CartPole-v1", *argv)
+    assert code == 0, err
+    assert (
+        "--num-envs 64 (tuned at 32): num_steps 32 -> 16; 1,024 steps per update as tuned, "
+        "minibatches of 1,024 as tuned"
+    ) in out
+    saved = json.loads((tmp_path / "run.json").read_text())["config"]
+    assert (saved["num_envs"], saved["num_steps"], saved["num_minibatches"]) == (64, 16, 1)

@@ -61,6 +61,7 @@ FIELDS = (
     "total_steps",
     "seed",
     "learning_rate",
+    "anneal_lr",
     "ent_coef",
     "anneal_ent",
     "update_epochs",
@@ -74,6 +75,7 @@ FIELDS = (
     "explore_bonus",
     "segment",
     "torch_threads",
+    "activation",
 )
 
 
@@ -94,16 +96,16 @@ def _tuned(env_id):
 
 
 def _config(args, tuned):
-    """The run's PPOConfig: the tuned one (or the defaults), each given flag on top."""
-    from vecenv.ppo import PPOConfig
+    """The run's PPOConfig: the tuned one (or the defaults), each given flag on top, what depends
+    on the batch rescaled to a ``--num-envs`` of its own (``zoo.for_num_envs``); and those
+    changes, ``{field: (was, now)}``."""
+    from vecenv.ppo import zoo
 
     values = {name: getattr(args, name) for name in FIELDS}
     if args.hidden is not None:
         values["hidden"] = _hidden(args.hidden)
     try:
-        if tuned is not None:
-            return tuned.config(**values)
-        return PPOConfig(**{k: v for k, v in values.items() if v is not None})
+        return zoo.adapted({} if tuned is None else tuned.hyperparameters, values)
     except ValueError as e:
         raise CliError(str(e)) from None
 
@@ -112,7 +114,7 @@ def cmd_ppo(args, out):
     _need_torch()
     env_id, whose = resolve_env(args.env)
     tuned = _tuned(env_id)
-    config = _config(args, tuned)
+    config, changes = _config(args, tuned)
     from vecenv import registry
 
     name = env_id.removeprefix("vecenv/")
@@ -130,19 +132,13 @@ def cmd_ppo(args, out):
     # Before training: a run is not lost to a bad path, nor writes over another.
     run_dir = run_folder(args.run_dir, default_dir, args.force)
     if args.device == "cuda":
-        return _on_gpu(args, out, name, config, run_dir, stop_at, target, tuned)
+        return _on_gpu(args, out, name, (config, changes, tuned), run_dir, stop_at, target)
     if args.selfplay:
         return _selfplay(args, out, registry.get_spec(name).name, config, run_dir)
     from vecenv import ppo
 
     backend = "vecenv" if whose == "vecenv" else "gymnasium"
-    print(f"PPO on {name} ({whose}), {config.num_envs} envs, seed {config.seed}", file=out)
-    if tuned is not None:
-        print(
-            f"configuration: {tuned.game}'s tuned {os.path.basename(tuned.path)}, "
-            f"target {tuned.target:g} ({tuned.target_source})",
-            file=out,
-        )
+    _opening(out, f"PPO on {name} ({whose})", config, tuned, changes)
     print(f"measured by the {config.metric_label}", file=out)
     report = ProgressLines(config.total_steps, out)
     try:
@@ -158,6 +154,7 @@ def cmd_ppo(args, out):
                 checkpoint_every=args.checkpoint_every,
                 precision=args.precision,
                 keep_checkpoints=args.keep_checkpoints,
+                keep=args.keep,
             )
     except ValueError as e:
         raise CliError(str(e)) from None
@@ -165,10 +162,60 @@ def cmd_ppo(args, out):
         how = "stopped (SIGTERM)" if stopped else "interrupted"
         print(f"{how} at {run.steps:,} steps; saving what was learned", file=out)
     unit = f"segments of {config.segment:,} steps" if config.segment else "episodes"
-    print(
-        f"{run.steps:,} steps in {run.seconds:.1f} s ({run.steps_per_second:,.0f} steps/s, "
+    _closing(
+        out,
+        run,
         f"{run.env_fraction:.1%} in the env), {_metric(config)} {run.mean:{_digits(config)}} "
         f"over the last {run.measured} {unit}",
+        target,
+        run_dir,
+    )
+    return stopped_status(run.interrupted, stopped)
+
+
+def _opening(out, title, config, tuned, changes):
+    """A run's first lines: what trains on what, the tuned configuration it starts from, and
+    what a ``--num-envs`` of its own rescaled (``zoo.for_num_envs``)."""
+    print(f"{title}, {config.num_envs} envs, seed {config.seed}", file=out)
+    if tuned is not None:
+        print(
+            f"configuration: {tuned.game}'s tuned {os.path.basename(tuned.path)}, "
+            f"target {tuned.target:g} ({tuned.target_source})",
+            file=out,
+        )
+    if set(changes) - {"num_envs"}:
+        print(_rescaled(config, changes, tuned), file=out)
+
+
+def _rescaled(config, changes, tuned):
+    """One line: what ``--num-envs`` changed, and the batch it kept (``tuned``: the configuration
+    it was tuned in, None for the defaults)."""
+    from vecenv.ppo import zoo
+
+    base = zoo.adapted({} if tuned is None else tuned.hyperparameters, {})[0]
+    batch, size = base.batch_size, base.batch_size // base.num_minibatches
+    said = ", ".join(f"{k} {a} -> {b}" for k, (a, b) in changes.items() if k != "num_envs")
+    kept = f"{config.batch_size:,} steps per update"
+    if config.batch_size == batch:
+        kept += " as tuned"
+    elif "num_steps" in changes and config.num_steps == zoo.MIN_STEPS:
+        kept += f" (tuned: {batch:,}; a rollout takes at least {zoo.MIN_STEPS} steps)"
+    else:
+        kept += f" (tuned: {batch:,})"
+    now = config.batch_size // config.num_minibatches
+    sized = "as tuned" if now == size else f"(tuned: {size:,})"
+    return (
+        f"--num-envs {config.num_envs} (tuned at {base.num_envs}): {said}; {kept}, minibatches "
+        f"of {now:,} {sized}"
+    )
+
+
+def _closing(out, run, measured, target, run_dir):
+    """A run's last lines: its steps, speed and result (``measured`` ends the first line), whether
+    it reached the target, and the files written."""
+    print(
+        f"{run.steps:,} steps in {run.seconds:.1f} s ({run.steps_per_second:,.0f} steps/s, "
+        f"{measured}",
         file=out,
     )
     if target is not None:
@@ -177,8 +224,15 @@ def cmd_ppo(args, out):
             print(f"reached {target:g} at {steps:,} steps, {seconds:.1f} s", file=out)
         else:
             print(f"did not reach {target:g}", file=out)
+    if run.best is not None:
+        mean, steps, seconds = run.best
+        digits = _digits(run.config)
+        print(
+            f"best {_metric(run.config)} {mean:{digits}} at {steps:,} steps, {seconds:.1f} s "
+            f"(last {run.mean:{digits}}); policy.pt holds the {run.kept} weights",
+            file=out,
+        )
     _wrote(run_dir, ("policy.pt", "curve.csv", "run.json", "curve.png"), run.plotted, out)
-    return stopped_status(run.interrupted, stopped)
 
 
 def stopped_status(interrupted, stopped):
@@ -212,40 +266,32 @@ def _check_device(args, whose):
         )
 
 
-def _on_gpu(args, out, name, config, run_dir, stop_at, target, tuned):
-    """The run with the game and the network on the GPU (``vecenv.ppo.device``)."""
+def _on_gpu(args, out, name, configured, run_dir, stop_at, target):
+    """The run with the game and the network on the GPU (``vecenv.ppo.device``);
+    ``configured``: ``(config, changes, tuned)`` as ``cmd_ppo`` has them."""
     from vecenv.ppo import device
 
-    print(f"PPO on {name} (vecenv, GPU), {config.num_envs} envs, seed {config.seed}", file=out)
-    if tuned is not None:
-        print(
-            f"configuration: {tuned.game}'s tuned {os.path.basename(tuned.path)}, "
-            f"target {tuned.target:g} ({tuned.target_source})",
-            file=out,
-        )
+    config, changes, tuned = configured
+    _opening(out, f"PPO on {name} (vecenv, GPU)", config, tuned, changes)
     report = ProgressLines(config.total_steps, out)
     try:
         run, _ = device.train(
-            name, config, run_dir, threshold=stop_at, target=target, on_rollout=report
-        )
+            name, config, run_dir, threshold=stop_at, target=target, on_rollout=report,
+            keep=args.keep,
+        )  # fmt: skip
     except ValueError as e:
         raise CliError(str(e)) from None
     if run.interrupted:
         print(f"interrupted at {run.steps:,} steps; saving what was learned", file=out)
-    print(
-        f"{run.steps:,} steps in {run.seconds:.1f} s ({run.steps_per_second:,.0f} steps/s, "
+    _closing(
+        out,
+        run,
         f"{run.env_fraction:.1%} in the rollouts), mean return {run.mean:.2f} over the last "
         f"{run.measured} episodes",
-        file=out,
+        target,
+        run_dir,
     )
-    if target is not None:
-        if run.reached is not None:
-            steps, seconds = run.reached
-            print(f"reached {target:g} at {steps:,} steps, {seconds:.1f} s", file=out)
-        else:
-            print(f"did not reach {target:g}", file=out)
-    _wrote(run_dir, ("policy.pt", "curve.csv", "run.json", "curve.png"), run.plotted, out)
-    return 130 if run.interrupted else 0
+    return stopped_status(run.interrupted, stopped=False)
 
 
 def _metric(config):
@@ -360,7 +406,18 @@ def add_parsers(kinds):
     )
     ppo.add_argument("--seed", type=seed, default=1, help="seed of the env and the trainer (1)")
     ppo.add_argument("--hidden", help=f"hidden layer sizes {TUNED} (else 64,64)")
+    ppo.add_argument(
+        "--activation",
+        choices=("tanh", "relu"),
+        help=f"the hidden layers' activation {TUNED} (else tanh)",
+    )
     ppo.add_argument("--learning-rate", type=positive_float, help="Adam's step size")
+    ppo.add_argument(
+        "--anneal-lr",
+        action=argparse.BooleanOptionalAction,
+        help="the learning rate falls linearly to 0 over the run (on unless the game's ppo.json "
+        "says otherwise)",
+    )
     ppo.add_argument("--ent-coef", type=non_negative_float, help="entropy bonus")
     ppo.add_argument(
         "--anneal-ent",
@@ -398,7 +455,12 @@ def add_parsers(kinds):
         help="measure reward per step over segments of this many steps (continuing games; "
         "0: episode returns)",
     )
-    ppo.add_argument("--torch-threads", type=positive_int, help="PyTorch's threads (1)")
+    ppo.add_argument(
+        "--torch-threads",
+        type=positive_int,
+        help="the learner's threads: PyTorch's, and the compiled update's (its actor and critic "
+        "side by side at 2) (1)",
+    )
     ppo.add_argument(
         "--threshold",
         type=finite_float,
@@ -413,6 +475,13 @@ def add_parsers(kinds):
         "--checkpoint-every", type=count, default=0, help="updates between checkpoints"
     )
     keep_checkpoints_option(ppo)
+    ppo.add_argument(
+        "--keep",
+        choices=("best", "last"),
+        default="best",
+        help="policy.pt's weights: those of the best running mean over a full window (best), "
+        "or the last update's",
+    )
     ppo.add_argument(
         "--run-dir",
         help=f"where the run goes (default {DEFAULT_RUNS}/ENV-SEED, or ENV-SEED-run2, ... where "

@@ -62,14 +62,16 @@ def mlp_layout(fields, sizes, norm):
 
 
 @functools.cache  # one function per shape: its kernel compiles once per process
-def mlp_policy(fields, sizes, norm=False, legal=None):
-    """A device policy playing an MLP actor (tanh hidden layers, a categorical head over
-    ``sizes[-1]`` actions, masked by the bool field ``legal`` = (obs index, shared) where given),
-    its weights read from ``params`` (``mlp_layout``'s vector): the action is ``low[0]`` plus a
-    draw from the softmax of the logits, by the episode's stream. Written as source for its
-    shapes (CUDA's local arrays need constant sizes) and compiled into the rollout's kernel like
-    any policy; ``act.source`` is that source. ``fields`` and ``sizes`` are tuples (the result
-    is kept for each shape)."""
+def mlp_policy(fields, sizes, norm=False, legal=None, activation="tanh"):
+    """A device policy playing an MLP actor (hidden layers of ``activation``, "tanh" or "relu"; a
+    categorical head over ``sizes[-1]`` actions, masked by the bool field ``legal`` = (obs
+    index, shared) where given), its weights read from ``params`` (``mlp_layout``'s vector): the
+    action is ``low[0]`` plus a draw from the softmax of the logits, by the episode's stream.
+    Written as source for its shapes (CUDA's local arrays need constant sizes) and compiled into
+    the rollout's kernel like any policy; ``act.source`` is that source. ``fields`` and
+    ``sizes`` are tuples (the result is kept for each shape)."""
+    if activation not in ("tanh", "relu"):
+        raise ValueError(f"activation must be 'tanh' or 'relu', got {activation!r}")
     offsets, _ = mlp_layout(fields, sizes, norm)
     layers = len(sizes) - 1
     # h0 .. h{layers - 1}: each layer's outputs (the last one the logits), biases first.
@@ -105,9 +107,11 @@ def mlp_policy(fields, sizes, norm=False, legal=None):
         feature += int(np.prod(shape, dtype=np.int64))
     for k in range(1, layers):
         width, weights = sizes[k], offsets[f"w{k}"]
+        h = f"h{k - 1}[i]"
+        squash = f"math.tanh({h})" if activation == "tanh" else f"max({h}, np.float32(0.0))"
         lines += [
             f"    for i in range({width}):",
-            f"        h{k - 1}[i] = math.tanh(h{k - 1}[i])",
+            f"        h{k - 1}[i] = {squash}",
             f"    for o in range({sizes[k + 1]}):",
             f"        acc = h{k}[o]",
             f"        for i in range({width}):",

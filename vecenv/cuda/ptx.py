@@ -62,18 +62,25 @@ def signatures(engine):
     return found
 
 
-def ptx(game, ccs=((9, 0),), only=None, **configuration):
-    """{(label, cc): PTX text} of ``game``'s kernels (those labelled in ``only``, else all) for
-    each compute capability of ``ccs``. The device functions compile once, for the first
-    capability (see ``target_capability``); NVVM compiles each kernel for each."""
-    from numba import cuda
-
+def _engine_kernels(game, configuration):
+    """A CPU engine of ``game`` (its types are the launches' types) and its GPU kernels, the
+    rollout with the random policy included for one-agent games."""
     engine = Engine(game, 1, seed=0, **configuration)
     discrete = engine.action.discrete
     compiled = kernels(engine.rules, _agents_module(engine.rules), discrete)
     if engine.num_agents == 1:
         policy = policies.random_discrete if discrete else policies.random_continuous
         compiled.rollout = rollout_kernel(engine.rules, discrete, policy, compiled.shared)
+    return engine, compiled
+
+
+def ptx(game, ccs=((9, 0),), only=None, **configuration):
+    """{(label, cc): PTX text} of ``game``'s kernels (those labelled in ``only``, else all) for
+    each compute capability of ``ccs``. The device functions compile once, for the first
+    capability (see ``target_capability``); NVVM compiles each kernel for each."""
+    from numba import cuda
+
+    engine, compiled = _engine_kernels(game, configuration)
     out = {}
     for cc in ccs:
         for label, (name, argtypes) in signatures(engine).items():
@@ -120,12 +127,7 @@ def link(game, **configuration):
     """Compile, link and load every kernel of ``game`` on this machine's GPU (as ``ptx`` lists
     them); returns {label: the constant memory the loaded kernel uses, in bytes}. A kernel that
     does not fit the device raises here, as it would at its first launch."""
-    engine = Engine(game, 1, seed=0, **configuration)
-    discrete = engine.action.discrete
-    compiled = kernels(engine.rules, _agents_module(engine.rules), discrete)
-    if engine.num_agents == 1:
-        policy = policies.random_discrete if discrete else policies.random_continuous
-        compiled.rollout = rollout_kernel(engine.rules, discrete, policy, compiled.shared)
+    engine, compiled = _engine_kernels(game, configuration)
     out = {}
     for label, (name, argtypes) in signatures(engine).items():
         try:

@@ -29,3 +29,8 @@ def unregister(gym_id):
     """Drop ``vecenv/<gym_id>`` from gymnasium's registry (a game forgotten)."""
     if gym_id:
         gymnasium.registry.pop(f"{NAMESPACE}/{gym_id}", None)
+
+
+# Whoever imports this module first finds the ids registered (vecenv's own callback on
+# gymnasium's import may have come while this module was still importing).
+register_all()

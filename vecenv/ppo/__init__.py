@@ -23,7 +23,7 @@ from vecenv.checkpoints import KEEP_CHECKPOINTS, Rotation
 
 from .checkpoint import Policy, load, save
 from .curves import plot, try_plot, write_csv
-from .trainer import PPOConfig, Run, Trainer
+from .trainer import PPOConfig, Run, Trainer, check_keep, kept_network
 
 
 def vector_env(env_id, num_envs, backend="vecenv", num_threads=1, precision="float64"):
@@ -66,13 +66,16 @@ def train(
     target=None,
     precision="float64",
     keep_checkpoints=KEEP_CHECKPOINTS,
+    keep="best",
 ):
     """Train on ``env_id`` (stopping at ``threshold``, watching ``target``: see
-    ``Trainer.run``); with ``run_dir``, write ``policy.pt``, ``checkpoint_<steps>.pt`` every
+    ``Trainer.run``); with ``run_dir``, write ``policy.pt`` (``keep``: "best", the weights of
+    the run's best running mean, ``Run.best``; or "last"), ``checkpoint_<steps>.pt`` every
     ``checkpoint_every`` updates (the latest ``keep_checkpoints`` kept; 0: all), ``curve.csv``,
     ``curve.png`` and ``run.json`` there, also when Ctrl-C ends the run early
     (``Run.interrupted``). ``precision``: vecenv's rules in float64 (default) or float32
     (docs/precision.md). Returns (Run, trainer)."""
+    check_keep(keep)
     rotation = Rotation(keep_checkpoints)
     env = vector_env(env_id, config.num_envs, backend, precision=precision)
     try:
@@ -97,7 +100,8 @@ def train(
     finally:
         env.close()
     if run_dir is not None:
-        save(os.path.join(run_dir, "policy.pt"), trainer.policy, name, config.to_dict())
+        network = kept_network(trainer, run, keep)
+        save(os.path.join(run_dir, "policy.pt"), network, name, config.to_dict())
         write_csv(run, os.path.join(run_dir, "curve.csv"))
         with open(os.path.join(run_dir, "run.json"), "w") as f:
             json.dump(summary(run, name), f, indent=2)
@@ -140,6 +144,12 @@ def summary(run, env_name):
         "segments": len(run.segments),
         "target": run.target,
         "reached": run.reached,
+        # The highest running mean over a full window and when (null where none filled), and
+        # which weights policy.pt holds.
+        "best": None
+        if run.best is None
+        else dict(zip((run.config.metric, "steps", "seconds"), run.best, strict=True)),
+        "kept": run.kept,
         "interrupted": run.interrupted,
         "config": run.config.to_dict(),
     }

@@ -1,8 +1,9 @@
 """Saved policies: a network's weights with what rebuilds and plays it, no pickled objects.
 
-A checkpoint is a ``torch.save`` of plain data (``weights_only`` loading works): the format tag,
-the environment it was trained on, both spaces described as dicts, the hidden sizes, the
-hyper-parameters and the weights. ``load`` gives a ``Policy``, which plays greedily by default.
+A checkpoint is a ``torch.save`` of plain data (``weights_only`` loading works): the format tag, the
+environment it was trained on, both spaces described as dicts, the hidden sizes and their activation
+(tanh in files that name none), the hyper-parameters and the weights. ``load`` gives a ``Policy``,
+which plays greedily by default.
 """
 
 import numpy as np
@@ -10,7 +11,7 @@ import torch
 
 from vecenv import checkpoints
 
-from .network import ActorCritic, describe, flatten, space_from, state_shapes
+from .network import ActorCritic, check_activation, describe, flatten, space_from, state_shapes
 
 FORMAT = "vecenv.ppo/1"
 
@@ -24,6 +25,7 @@ def save(path, network, env_id, config=None, **extra):
             "action_space": describe(network.action_space),
             "hidden": list(network.hidden),
             "norm_obs": network.obs_norm is not None,
+            "activation": network.activation,
             "config": dict(config or {}),
             "extra": extra,
             "weights": network.state_dict(),
@@ -55,6 +57,7 @@ def from_data(data, path, game=None):
     try:
         hidden = checkpoints.check_hidden(data.get("hidden"), "its hidden sizes")
         shapes = state_shapes(observation, action, hidden, bool(data.get("norm_obs", False)))
+        activation = check_activation(data.get("activation", "tanh"))
     except ValueError as e:
         raise ValueError(f"{path}: {e}") from None
     checkpoints.check_weights(path, data.get("weights"), shapes)
@@ -63,6 +66,7 @@ def from_data(data, path, game=None):
         space_from(data["action_space"]),
         hidden,
         norm_obs=bool(data.get("norm_obs", False)),
+        activation=activation,
     )
     network.load_state_dict(data["weights"])
     network.eval()

@@ -9,18 +9,19 @@ Parameters are not copied: the policy holds numpy views of the network's weights
 ``log_std`` and the ``obs_norm`` statistics (``tensor.detach().numpy()`` shares storage), so the
 optimizer's in-place steps and ``RunningNorm.update`` are seen by the next call. Replacing a
 parameter object (rather than writing into it) is not seen: build a new ``CompiledPolicy`` then.
-Only networks made of ``nn.Linear`` and ``nn.Tanh`` (the last layer a Linear) on the CPU in
-float32 are run; ``CompiledPolicy.supports(network)`` says whether one is, so a caller can fall
-back to PyTorch.
+Only networks made of ``nn.Linear`` and ``nn.Tanh`` or ``nn.ReLU`` (one of them throughout, the last
+layer a Linear) on the CPU in float32 are run; ``CompiledPolicy.supports(network)`` says whether one
+is, so a caller can fall back to PyTorch.
 
 Arithmetic. Observations are normalised as ``RunningNorm`` does (in float64, clipped, rounded to
-float32); the layers run in float32 as ``nn.Linear`` and ``nn.Tanh`` do (``vecenv.ppo.dense``:
-each output its bias plus the products in input order, a float32 tanh within 3 ulp); softmax,
-log-probabilities and the Gaussian run in float64 on the float32 outputs, and log-probabilities
-and values are returned as float32. They agree with ``ActorCritic.evaluate`` to float32 rounding
-(1e-6 relative is typical; PyTorch's own results move as much between batch sizes). Every row
-goes through the same operations in the same order whatever its place in the batch, so a row's
-results do not depend on the batch it came in. The kernel runs on the calling thread.
+float32); the layers run in float32 as ``nn.Linear``, ``nn.Tanh`` and ``nn.ReLU`` do
+(``vecenv.ppo.dense``: each output its bias plus the products in input order, a float32 tanh within
+3 ulp, ReLU exact); softmax, log-probabilities and the Gaussian run in float64 on the float32
+outputs, and log-probabilities and values are returned as float32. They agree with
+``ActorCritic.evaluate`` to float32 rounding (1e-6 relative is typical; PyTorch's own results move
+as much between batch sizes). Every row goes through the same operations in the same order whatever
+its place in the batch, so a row's results do not depend on the batch it came in. The kernel runs on
+the calling thread.
 
 Randomness is counter-based, so a row's draws depend only on ``(seed, counter, row)``: never on
 the batch size, the other rows or the order of calls. With ``mix64`` splitmix64's finaliser and
@@ -89,18 +90,18 @@ def _features(x, r0, m, mean, var, clip, eps, has_norm, out):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _mlp(ws, bs, feat, ha, hb, m):
-    """The Linear/Tanh stack on ``feat``'s columns, alternating between ``ha`` and ``hb``;
-    returns the buffer holding its output."""
+def _mlp(ws, bs, feat, ha, hb, m, activation):
+    """The Linear/activation stack on ``feat``'s columns, alternating between ``ha`` and
+    ``hb``; returns the buffer holding its output."""
     depth = len(ws)
     for i in range(depth):
-        squash = i < depth - 1
+        act = activation if i < depth - 1 else dense.NONE
         if i == 0:
-            dense.layer(ws[i], bs[i], feat, ha, m, squash)
+            dense.layer(ws[i], bs[i], feat, ha, m, act)
         elif i % 2 == 1:
-            dense.layer(ws[i], bs[i], ha, hb, m, squash)
+            dense.layer(ws[i], bs[i], ha, hb, m, act)
         else:
-            dense.layer(ws[i], bs[i], hb, ha, m, squash)
+            dense.layer(ws[i], bs[i], hb, ha, m, act)
     return ha if depth % 2 == 1 else hb
 
 
@@ -121,6 +122,7 @@ def _run(
     cb,
     log_std,
     discrete,
+    activation,
     seed,
     counter,
     act_index,
@@ -152,12 +154,12 @@ def _run(
         m = min(TILE, n - r0)
         _features(x, r0, m, mean, var, clip, eps, has_norm, feat)
         if mode != BEST:
-            out = _mlp(cw, cb, feat, ha, hb, m)
+            out = _mlp(cw, cb, feat, ha, hb, m, activation)
             for r in range(m):
                 values[r0 + r] = out[0, r]
         if mode == VALUE:
             continue
-        out = _mlp(aw, ab, feat, ha, hb, m)
+        out = _mlp(aw, ab, feat, ha, hb, m, activation)
         for r in range(m):
             row = r0 + r
             if discrete:
@@ -226,6 +228,18 @@ def _run(
     return bad
 
 
+ACTIVATION_MODULES = {nn.Tanh: dense.TANH, nn.ReLU: dense.RELU}
+
+
+def activation_code(network):
+    """The ``dense`` code of the activation between ``network``'s layers (TANH where it has a
+    single layer); ``_unsupported`` has checked that it is one kind throughout."""
+    for stack in (network.actor, network.critic):
+        for module in list(stack)[1::2]:
+            return ACTIVATION_MODULES[type(module)]
+    return dense.TANH
+
+
 def _unsupported(network):
     """Why ``network`` cannot be compiled, or None where it can."""
     for name in ("actor", "critic", "discrete", "obs_norm"):
@@ -233,13 +247,19 @@ def _unsupported(network):
             return f"it has no {name!r} (not an ActorCritic)"
     stacks = {"actor": network.actor, "critic": network.critic}
     width = None
+    kinds = set()
     for name, stack in stacks.items():
         if type(stack) is not nn.Sequential or len(stack) == 0:
             return f"its {name} is not a non-empty nn.Sequential"
         for i, module in enumerate(stack):
-            want = nn.Linear if i % 2 == 0 else nn.Tanh
-            if type(module) is not want:
-                return f"its {name}[{i}] is {type(module).__name__}, not {want.__name__}"
+            if i % 2 == 0 and type(module) is not nn.Linear:
+                return f"its {name}[{i}] is {type(module).__name__}, not Linear"
+            if i % 2 == 1:
+                if type(module) not in ACTIVATION_MODULES:
+                    return f"its {name}[{i}] is {type(module).__name__}, not Tanh or ReLU"
+                kinds.add(type(module))
+        if len(kinds) > 1:
+            return "it mixes Tanh and ReLU activations"
         if type(stack[-1]) is not nn.Linear:
             return f"its {name} does not end in an nn.Linear"
         linears = list(stack)[::2]
@@ -316,6 +336,7 @@ class CompiledPolicy:
             raise ValueError(f"CompiledPolicy cannot run this network: {reason}")
         self.network = network
         self.discrete = bool(network.discrete)
+        self.activation = activation_code(network)
         actor, critic = list(network.actor)[::2], list(network.critic)[::2]
         self.obs_size = actor[0].in_features
         self.action_size = actor[-1].out_features
@@ -400,6 +421,7 @@ class CompiledPolicy:
             self._cb,
             self._log_std,
             self.discrete,
+            self.activation,
             seed,
             counter,
             self._act_index,

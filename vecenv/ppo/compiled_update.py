@@ -31,8 +31,16 @@ in float64 on float32 values, its clip and tie decisions in float32 as PyTorch m
 backward products (``vecenv.ppo.dense_grad``) sum over the minibatch in vector lanes folded by a
 fixed tree. Gradients agree with PyTorch's to float32 rounding: both sit within about 1e-4 of
 the largest gradient from a float64 computation, PyTorch's usually the farther. Results are the
-same on every run and do not depend on the thread count (the kernel runs on the calling thread).
+same on every run and do not depend on the thread count: the actor's and the critic's passes
+run side by side on two of numba's threads where it has them (``numba.set_num_threads``; the
+trainer gives the update ``torch_threads``), each network's arithmetic on one thread.
 Gradient norms are summed in float64.
+
+Sparse observations. Where the network has at least ``SPARSE_MIN`` inputs and a minibatch's
+are at most a quarter nonzero (image observations such as MinAtar's, 1-8% nonzero), the first
+layer's forward pass and weight gradient run from the nonzero inputs alone (``vecenv.ppo.sparse``):
+the same outputs (a zero's sign aside), the gradient within float32 rounding, the same bits on
+every run and thread count. ``sparse_inputs=False`` keeps the dense path.
 
 Minibatch order: each epoch's permutation of the rows comes from the caller (an int64 array
 of shape (epochs, rows)) or from counter-based streams (``vecenv.ppo.minibatches``).
@@ -44,48 +52,89 @@ import numba as nb
 import numpy as np
 import torch
 
-from . import dense
+from . import dense, sparse
 from .adam import clip_and_adam
-from .compiled import _features, _unsupported, _word
-from .dense_grad import input_grad, row_sums, tanh_grad, weight_grad
+from .compiled import _features, _unsupported, _word, activation_code
+from .dense_grad import activation_grad, input_grad, row_sums, weight_grad
 from .minibatches import are_permutations, permutations
 from .ppo_loss import loss_head
 
 LANES = dense.LANES
+SPARSE_MAX = 2**22  # the most first-layer weights (inputs x units) run from sparse inputs
+SPARSE_MIN = 64  # the fewest inputs worth it: a few inputs cost little either way
 STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "grad_norm")
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _forward(ws, bs, feat, acts, m, cols):
-    """The Linear/Tanh stack on ``feat``'s first ``m`` columns; layer ``i``'s output in
-    ``acts[i]`` viewed as (width, cols). Returns the last layer's output."""
+def _forward(ws, bs, feat, acts, m, cols, activation, lists, scratch, which):
+    """The Linear/activation stack on ``feat``'s first ``m`` columns; layer ``i``'s output in
+    ``acts[i]`` viewed as (width, cols). Where ``lists`` (``sparse.gather``'s, of ``feat``)
+    holds a nonzero count (its fourth item), the first layer runs from them, with network
+    ``which``'s part of ``scratch``."""
     depth = len(ws)
     src = feat
     for i in range(depth):
         width = ws[i].shape[0]
         dst = acts[i, : width * cols].reshape(width, cols)
-        dense.layer(ws[i], bs[i], src, dst, m, i < depth - 1)
+        act = activation if i < depth - 1 else dense.NONE
+        if i == 0 and lists[3] >= 0:
+            n_in = ws[0].shape[1]
+            wt = scratch[0][which, : n_in * width].reshape(n_in, width)
+            sparse.transpose(ws[0], wt)
+            starts, index, values = lists[0], lists[1], lists[2]
+            sparse.layer(wt, bs[0], starts, index, values, dst, cols, act, scratch[2][which])
+        else:
+            dense.layer(ws[i], bs[i], src, dst, m, act)
         src = dst
-    return src
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _backward(ws, gws, gbs, feat, acts, grad, spare, cols):
+def _backward(ws, gws, gbs, feat, acts, grad, spare, cols, activation, lists, scratch, which):
     """Parameter gradients of the stack from its output's gradient, held in ``grad`` viewed as
-    (out, cols) with zero columns past the minibatch's rows; ``spare`` is scratch."""
+    (out, cols) with zero columns past the minibatch's rows; ``spare`` is scratch. The first
+    layer's weight gradient comes from ``lists`` where ``_forward``'s did."""
     depth = len(ws)
     dy = grad[: ws[depth - 1].shape[0] * cols].reshape(ws[depth - 1].shape[0], cols)
     for i in range(depth - 1, -1, -1):
         n_in = ws[i].shape[1]
         x = feat if i == 0 else acts[i - 1, : n_in * cols].reshape(n_in, cols)
-        weight_grad(dy, x, gws[i], cols)
+        if i == 0 and lists[3] >= 0:
+            width = ws[0].shape[0]
+            dwt = scratch[0][which, : n_in * width].reshape(n_in, width)
+            dyt = scratch[1][which, : cols * width].reshape(cols, width)
+            sparse.weight_grad(dy, lists[0], lists[1], lists[2], gws[0], cols, dyt, dwt)
+        else:
+            weight_grad(dy, x, gws[i], cols)
         row_sums(dy, gbs[i], cols)
         if i > 0:
             dx = spare[: n_in * cols].reshape(n_in, cols)
             input_grad(ws[i], dy, dx, cols)
-            tanh_grad(dx, x, n_in, cols)
+            activation_grad(dx, x, n_in, cols, activation)
             grad, spare = spare, grad
             dy = dx
+
+
+# The actor and the critic share no parameter, so their passes run side by side, one network a
+# task: each network's arithmetic is the same whichever thread runs it and however many there
+# are, so the results do not depend on the thread count.
+@nb.njit(cache=True, parallel=True, error_model="numpy")
+def _forward_both(aw, ab, cw, cb, feat, a_acts, c_acts, m, cols, activation, lists, scratch):
+    for which in nb.prange(2):
+        if which == 0:
+            _forward(aw, ab, feat, a_acts, m, cols, activation, lists, scratch, 0)
+        else:
+            _forward(cw, cb, feat, c_acts, m, cols, activation, lists, scratch, 1)
+
+
+@nb.njit(cache=True, parallel=True, error_model="numpy")
+def _backward_both(
+    aw, gaw, gab, cw, gcw, gcb, feat, a_acts, c_acts, g, cols, activation, lists, scratch
+):
+    for which in nb.prange(2):
+        if which == 0:
+            _backward(aw, gaw, gab, feat, a_acts, g[0], g[1], cols, activation, lists, scratch, 0)
+        else:
+            _backward(cw, gcw, gcb, feat, c_acts, g[2], g[3], cols, activation, lists, scratch, 1)
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -129,13 +178,14 @@ def _update(
     ent_coef,
     vf_coef,
     max_norm,
+    activation,
     features,
     feat,
     a_acts,
     c_acts,
-    g0,
-    g1,
-    g2,
+    g,
+    lists,
+    scratch,
     glog_sum,
     probs,
     stats,
@@ -161,10 +211,20 @@ def _update(
                     dst[r] = src[idx[r]]
                 for r in range(m, cols):
                     dst[r] = 0.0
-            logits = _forward(aw, ab, fv, a_acts, m, cols)
-            value = _forward(cw, cb, fv, c_acts, m, cols)
-            dlogits = g0[: n_act * cols].reshape(n_act, cols)
-            dvalue = g2[:cols].reshape(1, cols)
+            # The first layer from the nonzero inputs where they are few enough to pay.
+            nonzero = -1
+            if lists[3] >= 0:
+                nonzero = sparse.count(fv, n_feat, cols, lists[0])
+                if sparse.worth(nonzero, n_feat, m):  # of the real columns, not the padding
+                    sparse.gather(fv, n_feat, cols, lists[0], lists[1], lists[2])
+                else:
+                    nonzero = -1
+            use = (lists[0], lists[1], lists[2], nonzero)
+            _forward_both(aw, ab, cw, cb, fv, a_acts, c_acts, m, cols, activation, use, scratch)
+            logits = a_acts[len(aw) - 1, : n_act * cols].reshape(n_act, cols)
+            value = c_acts[len(cw) - 1, :cols].reshape(1, cols)
+            dlogits = g[0, : n_act * cols].reshape(n_act, cols)
+            dvalue = g[2, :cols].reshape(1, cols)
             row = stats[done]
             loss_head(
                 idx,
@@ -194,8 +254,9 @@ def _update(
                 probs,
                 row,
             )
-            _backward(aw, gaw, gab, fv, a_acts, g0, g1, cols)
-            _backward(cw, gcw, gcb, fv, c_acts, g2, g1, cols)
+            _backward_both(
+                aw, gaw, gab, cw, gcw, gcb, fv, a_acts, c_acts, g, cols, activation, use, scratch
+            )
             row[5] = clip_and_adam(params, grad, exp_avg, exp_avg_sq, max_norm, lr, step + 1)
             if not math.isfinite(row[5]):
                 return done
@@ -251,13 +312,14 @@ class CompiledUpdate:
         """Whether ``network`` is one this class can update (else use PyTorch)."""
         return _reason(network) is None
 
-    def __init__(self, network, config):
+    def __init__(self, network, config, sparse_inputs=True):
         reason = _reason(network)
         if reason is not None:
             raise ValueError(f"CompiledUpdate cannot update this network: {reason}")
         self.network, self.config = network, config
         self._settings = _settings(config)
         self.discrete = bool(network.discrete)
+        self.activation = activation_code(network)
         actor, critic = _layers(network.actor), _layers(network.critic)
         self.obs_size = actor[0].in_features
         self.action_size = actor[-1].out_features
@@ -299,6 +361,15 @@ class CompiledUpdate:
         widths = [layer.out_features for layer in actor + critic] + [self.obs_size]
         self._widest = max(widths)
         self._depths = (len(actor), len(critic))
+        # The first layer from the nonzero inputs (``sparse``) where they are few, unless told
+        # not to, the inputs are few, or its scratch (the first layer's weights twice over)
+        # would be large.
+        self._first = max(actor[0].out_features, critic[0].out_features)
+        self.sparse_inputs = (
+            bool(sparse_inputs)
+            and self.obs_size >= SPARSE_MIN
+            and self.obs_size * self._first <= SPARSE_MAX
+        )
         self._glog_sum = np.zeros(self.action_size)
         self._probs = np.zeros((2, self.action_size))
         self._no_mask = np.zeros((0, self.action_size), dtype=np.bool_)
@@ -329,8 +400,29 @@ class CompiledUpdate:
             self._feat = np.zeros(self.obs_size * self._cols, dtype=np.float32)
             self._a_acts = np.zeros((self._depths[0], flat), dtype=np.float32)
             self._c_acts = np.zeros((self._depths[1], flat), dtype=np.float32)
-            self._g = [np.zeros(flat, dtype=np.float32) for _ in range(3)]
+            # Each network's output gradient and its scratch: the actor's, then the critic's.
+            self._g = np.zeros((4, flat), dtype=np.float32)
+            self._sparse_scratch(self._cols)
         return minibatch, steps
+
+    def _sparse_scratch(self, cols):
+        """``sparse.gather``'s lists for a minibatch of ``cols`` columns and each network's
+        scratch for its first layer (tiny where the first layer runs dense)."""
+        n_in, width = self.obs_size, self._first
+        if not self.sparse_inputs:
+            n_in = width = cols = 0
+        room = int(sparse.DENSITY * n_in * cols) + 1
+        self._lists = (
+            np.zeros(cols + 1, dtype=np.int64),
+            np.zeros(room, dtype=np.int64),
+            np.zeros(room, dtype=np.float32),
+            0 if self.sparse_inputs else -1,
+        )
+        self._scratch = (
+            np.zeros((2, n_in * width), dtype=np.float32),
+            np.zeros((2, cols * width), dtype=np.float32),
+            np.zeros((2, width), dtype=np.float32),
+        )
 
     def update(
         self,
@@ -385,16 +477,33 @@ class CompiledUpdate:
         self.updates += 1
         if rows == 0:
             return self._stats[:0]
+        threads = nb.get_num_threads()  # numba's count is per calling thread: put it back after
+        nb.set_num_threads(s["threads"])
+        try:
+            done = self._run(order, minibatch, obs, (act_index, act_value), vectors, masks, lr, ent)
+        finally:
+            nb.set_num_threads(threads)
+        self.steps += done
+        if done < total:
+            per_epoch = total // s["epochs"]
+            raise ValueError(
+                f"the gradient is not finite at epoch {done // per_epoch}, minibatch "
+                f"{done % per_epoch} (NaN parameters?); {done} steps were taken"
+            )
+        return self._stats[:total]
+
+    def _run(self, order, minibatch, obs, actions, vectors, masks, lr, ent):
+        """The kernel's call on checked inputs; returns the steps it took."""
+        s = self._settings
         norm_clip, norm_eps, has_norm = self._norm
-        done = _update(
+        return _update(
             order,
             minibatch,
             obs,
-            act_index,
-            act_value,
+            *actions,
             *vectors,
             masks,
-            has_mask,
+            masks is not self._no_mask,
             self.discrete,
             self._mean,
             self._var,
@@ -423,23 +532,23 @@ class CompiledUpdate:
             ent,
             s["vf_coef"],
             s["max_grad_norm"],
+            self.activation,
             self._features,
             self._feat,
             self._a_acts,
             self._c_acts,
-            *self._g,
+            self._g,
+            self._lists,
+            self._scratch,
             self._glog_sum,
             self._probs,
             self._stats,
         )
-        self.steps += done
-        if done < total:
-            per_epoch = total // s["epochs"]
-            raise ValueError(
-                f"the gradient is not finite at epoch {done // per_epoch}, minibatch "
-                f"{done % per_epoch} (NaN parameters?); {done} steps were taken"
-            )
-        return self._stats[:total]
+
+    @property
+    def threads(self):
+        """numba threads the update runs on: 2 (the actor beside the critic) or 1."""
+        return self._settings["threads"]
 
     @property
     def parameters(self):
@@ -556,6 +665,11 @@ def _settings(config):
     for name in ("ent_coef", "vf_coef"):
         out[name] = _number(getattr(config, name), name, zero=True)
     out["seed"] = _word(getattr(config, "seed", 0), "seed")
+    threads = getattr(config, "torch_threads", 1)
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise ValueError(f"torch_threads must be a positive integer, got {threads!r}")
+    # The actor and the critic take a thread each at most; numba has no more than it started.
+    out["threads"] = min(int(threads), 2, nb.config.NUMBA_NUM_THREADS)
     return out
 
 

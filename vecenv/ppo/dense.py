@@ -147,9 +147,21 @@ _block = _block_of(HEIGHT)
 _block1 = _block_of(1)
 
 
+# A layer's activation, as the kernels take it: none (the last layer), tanh or ReLU.
+NONE, TANH, RELU = 0, 1, 2
+
+
+@nb.njit(cache=True, inline="always", error_model="numpy")
+def relu(x):
+    """max(x, 0) as torch.relu takes it: a NaN stays NaN (the comparison is false for it), and
+    -0.0 stays -0.0."""
+    zero = np.float32(0.0)
+    return zero if x < zero else x
+
+
 @nb.njit(cache=True, error_model="numpy")
-def layer(w, b, src, dst, m, squash):
-    """``dst[j, r] = b[j] + sum_k w[j, k] * src[k, r]`` (then tanh where ``squash``) for the
+def layer(w, b, src, dst, m, activation):
+    """``dst[j, r] = b[j] + sum_k w[j, k] * src[k, r]`` (then ``activation``) for the
     first ``m`` columns, rounded up to whole ``LANES``: the buffers' columns must be a multiple
     of ``LANES`` and at least that many, ``src`` at least ``w.shape[1]`` rows and ``dst`` at least
     ``w.shape[0]``. All float32; ``w`` (out, in) and ``b`` as ``nn.Linear`` holds them."""
@@ -163,8 +175,13 @@ def layer(w, b, src, dst, m, squash):
         while j < n_out:
             _block1(w, b, src, dst, j, r0)
             j += 1
-    if squash:
+    if activation == TANH:
         for j in range(n_out):
             row = dst[j]
             for r in range(width):
                 row[r] = tanh(row[r])
+    elif activation == RELU:
+        for j in range(n_out):
+            row = dst[j]
+            for r in range(width):
+                row[r] = relu(row[r])

@@ -16,7 +16,8 @@ A layer ``y = W x + b`` passes back three products of its output gradient ``dy``
 The sums use multiply-adds (fused where the CPU has them): unlike the forward pass, nothing here
 has to repeat PyTorch's or the rollout's roundings bit for bit.
 
-Through a tanh, ``tanh_grad`` multiplies by ``1 - y * y`` as PyTorch's tanh backward does.
+Through an activation, ``activation_grad`` multiplies by ``1 - y * y`` for a tanh and by
+``y > 0`` for a ReLU, as PyTorch's backward passes do (both from the layer's output ``y``).
 """
 
 import numba as nb
@@ -26,7 +27,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .dense import LANES, _splat
+from .dense import LANES, TANH, _splat
 
 BLOCK_J, BLOCK_K = 4, 4  # a 4 x 4 block: 16 accumulators and 8 operands in 32 vector registers
 
@@ -263,12 +264,21 @@ def input_grad(w, dy, dx, width):
 
 
 @nb.njit(cache=True, error_model="numpy")
-def tanh_grad(dx, y, rows, width):
-    """``dx[k, r] *= 1 - y[k, r] ** 2`` for the first ``rows`` rows and ``width`` columns: the
-    gradient through ``y = tanh(.)``."""
+def activation_grad(dx, y, rows, width, activation):
+    """The gradient ``dx`` through ``y = activation(.)``, in place for the first ``rows`` rows
+    and ``width`` columns: ``dx *= 1 - y ** 2`` for TANH; for RELU ``dx`` is 0 where ``y <= 0``
+    (PyTorch's ``threshold_backward``: a NaN output passes its gradient on)."""
     one = np.float32(1.0)
-    for k in range(rows):
-        d = dx[k]
-        t = y[k]
-        for r in range(width):
-            d[r] = d[r] * (one - t[r] * t[r])
+    zero = np.float32(0.0)
+    if activation == TANH:
+        for k in range(rows):
+            d = dx[k]
+            t = y[k]
+            for r in range(width):
+                d[r] = d[r] * (one - t[r] * t[r])
+    else:
+        for k in range(rows):
+            d = dx[k]
+            t = y[k]
+            for r in range(width):
+                d[r] = zero if t[r] <= zero else d[r]

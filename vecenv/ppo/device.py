@@ -31,7 +31,7 @@ import numpy as np
 import torch
 
 from .network import LEGAL, ActorCritic, legal_field
-from .trainer import Run, advantages, update
+from .trainer import Run, advantages, check_keep, kept_network, record, snapshot, update
 
 UNSUPPORTED = {
     "one_hot_obs": "one-hot observations",
@@ -63,6 +63,7 @@ class DeviceTrainer:
         from vecenv.cuda.policies import mlp_layout, mlp_policy
         from vecenv.gym import spaces
 
+        self.best_weights = None  # the policy's at the run's best running mean (Run.best)
         if getattr(engine, "device", "cpu") != "cuda":
             raise ValueError("the device trainer needs a GPU engine (device='cuda')")
         if engine.num_agents != 1:
@@ -91,7 +92,11 @@ class DeviceTrainer:
                 "discrete choice a step (train it on the CPU)"
             )
         self.policy = policy or ActorCritic(
-            obs_space, act_space, config.hidden, norm_obs=config.norm_obs
+            obs_space,
+            act_space,
+            config.hidden,
+            norm_obs=config.norm_obs,
+            activation=config.activation,
         )
         self.policy.to(self.device)
         self.obs_space = obs_space
@@ -104,7 +109,9 @@ class DeviceTrainer:
             legal = (index, engine.observation[index].shared)
         sizes = (self.policy.actor[0].in_features, *config.hidden, int(act_space.n))
         self.layout, self.size = mlp_layout(self.fields, sizes, config.norm_obs)
-        self.act = mlp_policy(tuple(self.fields), sizes, bool(config.norm_obs), legal)
+        self.act = mlp_policy(
+            tuple(self.fields), sizes, bool(config.norm_obs), legal, self.policy.activation
+        )
         self.optimizer = torch.optim.Adam(
             self.policy.parameters(), lr=config.learning_rate, eps=1e-5
         )
@@ -207,13 +214,10 @@ class DeviceTrainer:
             )  # fmt: skip
             if policy.obs_norm is not None:
                 self._fold(flat[: steps * n][keep])  # after the update, as the CPU trainer
-            elapsed = time.perf_counter() - start
             mean = float(np.mean(recent)) if recent else float("nan")
-            run.curve.append((run.steps, elapsed, mean))
-            run.seconds = elapsed
             full = len(recent) == recent.maxlen
-            if run.target is not None and run.reached is None and full and mean >= run.target:
-                run.reached = (run.steps, elapsed)
+            if record(run, mean, full, time.perf_counter() - start):
+                self.best_weights = snapshot(policy)
             if on_rollout is not None:
                 on_rollout(run, iteration)
             if threshold is not None and run.reached is not None:
@@ -259,10 +263,13 @@ class DeviceTrainer:
         norm.count.copy_(total)
 
 
-def train(game, config, run_dir=None, threshold=None, on_rollout=None, target=None, name=None):
+def train(
+    game, config, run_dir=None, threshold=None, on_rollout=None, target=None, name=None,
+    keep="best",
+):  # fmt: skip
     """Train on ``game`` with both on the GPU (``DeviceTrainer``); with ``run_dir``, write the
-    run as ``vecenv.ppo.train`` does (``policy.pt``, ``curve.csv``, ``run.json``, the plot).
-    Returns (Run, trainer)."""
+    run as ``vecenv.ppo.train`` does (``policy.pt``, the ``keep`` one, ``curve.csv``,
+    ``run.json``, the plot). Returns (Run, trainer)."""
     import json
     import os
 
@@ -272,6 +279,7 @@ def train(game, config, run_dir=None, threshold=None, on_rollout=None, target=No
     from .checkpoint import save
     from .curves import try_plot, write_csv
 
+    check_keep(keep)
     engine = vecenv.make(game, config.num_envs, seed=int(config.seed), device="cuda")
     trainer = DeviceTrainer(engine, config)
     name = name or engine.spec.gym.get("id") or engine.name
@@ -279,7 +287,8 @@ def train(game, config, run_dir=None, threshold=None, on_rollout=None, target=No
         os.makedirs(run_dir, exist_ok=True)
     run = trainer.run(threshold=threshold, on_rollout=on_rollout, target=target)
     if run_dir is not None:
-        save(os.path.join(run_dir, "policy.pt"), trainer.policy, name, config.to_dict())
+        network = kept_network(trainer, run, keep)
+        save(os.path.join(run_dir, "policy.pt"), network, name, config.to_dict())
         write_csv(run, os.path.join(run_dir, "curve.csv"))
         with open(os.path.join(run_dir, "run.json"), "w") as f:
             json.dump(dict(summary(run, name), device="cuda"), f, indent=2)

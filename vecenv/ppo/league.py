@@ -83,7 +83,12 @@ class LeagueTrainer:
             config.batch_size,
             copies=max_snapshots,
         )
-        self.policy = ActorCritic(self.obs_space, self.env.single_action_space, config.hidden)
+        self.policy = ActorCritic(
+            self.obs_space,
+            self.env.single_action_space,
+            config.hidden,
+            activation=config.activation,
+        )
         self.optimizer = torch.optim.Adam(
             self.policy.parameters(), lr=config.learning_rate, eps=1e-5
         )

@@ -278,7 +278,29 @@ def flatten(space, obs, batch):
     return np.concatenate(parts, axis=1)
 
 
-def _mlp(sizes, last_gain):
+# The activations a network's hidden layers may use (PPOConfig.activation, saved with a policy).
+ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
+
+
+def check_activation(activation):
+    """``activation`` where it names one of ``ACTIVATIONS``, else a ValueError."""
+    if not isinstance(activation, str) or activation not in ACTIVATIONS:
+        raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
+    return activation
+
+
+def _mlp(sizes, last_gain, activation="tanh"):
+    threads = torch.get_num_threads()
+    # The orthogonal initialisation runs a QR decomposition whose bits depend on PyTorch's
+    # thread count: on one thread, a seed gives the same network whatever torch_threads says.
+    torch.set_num_threads(1)
+    try:
+        return _layers(sizes, last_gain, activation)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _layers(sizes, last_gain, activation):
     layers = []
     for i in range(len(sizes) - 1):
         linear = nn.Linear(sizes[i], sizes[i + 1])
@@ -288,7 +310,7 @@ def _mlp(sizes, last_gain):
         nn.init.zeros_(linear.bias)
         layers.append(linear)
         if not last:
-            layers.append(nn.Tanh())
+            layers.append(ACTIVATIONS[activation]())
     return nn.Sequential(*layers)
 
 
@@ -333,24 +355,32 @@ class RunningNorm(nn.Module):
 
 class ActorCritic(nn.Module):
     """Separate actor and critic MLPs over the flattened observation (scaled by a
-    ``RunningNorm`` first where ``norm_obs``)."""
+    ``RunningNorm`` first where ``norm_obs``), their hidden layers followed by ``activation``
+    (tanh or relu)."""
 
     def __init__(
-        self, observation_space, action_space, hidden=(64, 64), norm_obs=False, log_std_init=0.0
+        self,
+        observation_space,
+        action_space,
+        hidden=(64, 64),
+        norm_obs=False,
+        log_std_init=0.0,
+        activation="tanh",
     ):
         super().__init__()
         self.observation_space, self.action_space = observation_space, action_space
         self.hidden = tuple(int(h) for h in hidden)
+        self.activation = check_activation(activation)
         size = flat_size(observation_space)
         self.obs_norm = RunningNorm(size) if norm_obs else None
-        self.critic = _mlp([size, *self.hidden, 1], 1.0)
+        self.critic = _mlp([size, *self.hidden, 1], 1.0, activation)
         if isinstance(action_space, spaces.Discrete):
             self.discrete = True
-            self.actor = _mlp([size, *self.hidden, int(action_space.n)], 0.01)
+            self.actor = _mlp([size, *self.hidden, int(action_space.n)], 0.01, activation)
         elif isinstance(action_space, spaces.Box):
             self.discrete = False
             width = int(np.prod(action_space.shape, dtype=np.int64))
-            self.actor = _mlp([size, *self.hidden, width], 0.01)
+            self.actor = _mlp([size, *self.hidden, width], 0.01, activation)
             self.log_std = nn.Parameter(torch.full((width,), float(log_std_init)))
             self.register_buffer(
                 "low", torch.as_tensor(action_space.low.ravel(), dtype=torch.float32)

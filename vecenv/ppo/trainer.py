@@ -12,6 +12,7 @@ Every random draw (network initialisation, actions, minibatches) comes from gene
 machine and thread count.
 """
 
+import copy
 import math
 import time
 from collections import deque
@@ -27,6 +28,7 @@ from .explore import MAX_BITS, CountBonus
 from .network import (
     LEGAL,
     ActorCritic,
+    check_activation,
     check_size,
     flatten,
     fold_moments,
@@ -56,6 +58,7 @@ class PPOConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     hidden: tuple = (64, 64)
+    activation: str = "tanh"  # the hidden layers': "tanh" or "relu"
     seed: int = 1
     torch_threads: int = 1
     window: int = 100  # episodes (or segments) in the running mean
@@ -124,6 +127,7 @@ class PPOConfig:
         if not -20 <= log_std <= 5:
             raise ValueError(f"log_std_init must be in [-20, 5], got {log_std!r}")
         self.hidden = check_hidden(self.hidden)  # ([] for none)
+        check_activation(self.activation)
 
     @property
     def batch_size(self):
@@ -172,6 +176,10 @@ class Run:
     steps: int = 0
     target: float = None  # the running mean the run watches for (and stops at, where asked)
     reached: tuple = None  # (env steps, seconds) when the running mean first reached the target
+    # (running mean, env steps, seconds) of the highest running mean over a full window: a run
+    # that collapses after its peak still says what it reached, and when.
+    best: tuple = None
+    kept: str = "last"  # which weights policy.pt holds: "best" (those of ``best``) or "last"
     interrupted: bool = False  # stopped early by Ctrl-C (KeyboardInterrupt)
     plotted: bool = False  # curve.png written (it needs matplotlib)
 
@@ -193,6 +201,51 @@ class Run:
         """How many episodes (or segments) the running mean covers now."""
         done = self.segments if self.config.segment else self.episodes
         return min(len(done), self.config.window)
+
+
+def record(run, mean, full, elapsed):
+    """A rollout's running mean into ``run``: its curve, when it first reached the target, its
+    best over a full window. True where ``mean`` is the best yet (the trainer then keeps the
+    weights that made it)."""
+    run.curve.append((run.steps, elapsed, mean))
+    run.seconds = elapsed
+    if not full:
+        return False
+    if run.target is not None and run.reached is None and mean >= run.target:
+        run.reached = (run.steps, elapsed)
+    if run.best is not None and not mean > run.best[0]:
+        return False
+    run.best = (mean, run.steps, elapsed)
+    return True
+
+
+def snapshot(network):
+    """A copy of ``network``'s weights (and observation statistics) as they are now."""
+    return {k: v.detach().clone() for k, v in network.state_dict().items()}
+
+
+KEEP = ("best", "last")
+
+
+def check_keep(keep):
+    """ValueError unless ``keep`` names weights ``policy.pt`` can hold (``KEEP``): the training
+    functions check it before they train."""
+    if keep not in KEEP:
+        raise ValueError(f"keep must be one of {KEEP}, got {keep!r}")
+
+
+def kept_network(trainer, run, keep):
+    """The network ``policy.pt`` holds for ``keep``: with "best", the trainer's at the run's best
+    running mean (``Run.best``; the last where the window never filled); with "last", the
+    trainer's own. Sets ``run.kept``."""
+    check_keep(keep)
+    if keep == "best" and trainer.best_weights is not None:
+        network = copy.deepcopy(trainer.policy)
+        network.load_state_dict(trainer.best_weights)
+        run.kept = "best"
+        return network
+    run.kept = "last"
+    return trainer.policy
 
 
 class ReturnScale:
@@ -277,6 +330,7 @@ class Trainer:
                 f"the env has {env.num_envs} environments, the config {config.num_envs}"
             )
         self.env, self.config = env, config
+        self.best_weights = None  # the policy's at the run's best running mean (Run.best)
         torch.set_num_threads(config.torch_threads)
         torch.manual_seed(config.seed)
         self.generator = torch.Generator().manual_seed(config.seed)
@@ -290,6 +344,7 @@ class Trainer:
             env.single_action_space,
             config.hidden,
             norm_obs=config.norm_obs,
+            activation=config.activation,
             log_std_init=config.log_std_init,
         )
         # The network's view of the observations (one-hot indices where config.one_hot_obs).
@@ -405,13 +460,8 @@ class Trainer:
                 # After the update: a rollout and its update see the same statistics, so the
                 # update's first probability ratios are exactly 1.
                 policy.obs_norm.update(obs_buf.reshape(-1, size)[valid_buf.reshape(-1) > 0])
-            elapsed = time.perf_counter() - start
-            mean = tally.mean
-            run.curve.append((run.steps, elapsed, mean))
-            run.seconds = elapsed
-            watching = run.target is not None and run.reached is None
-            if watching and tally.full and mean >= run.target:
-                run.reached = (run.steps, elapsed)
+            if record(run, tally.mean, tally.full, time.perf_counter() - start):
+                self.best_weights = snapshot(policy)
             if on_rollout is not None:
                 on_rollout(run, iteration)
             if on_checkpoint is not None and checkpoint_every and iteration % checkpoint_every == 0:

@@ -20,6 +20,7 @@ override single fields), and ``benchmarks/ppo_zoo.py`` proves it: every seed mus
 import dataclasses
 import json
 import math
+import numbers
 from dataclasses import dataclass
 
 from vecenv import registry
@@ -39,10 +40,64 @@ class Tuned:
     path: str
 
     def config(self, **overrides):
-        """The tuned ``PPOConfig``, with ``overrides`` (None values ignored) on top."""
-        values = dict(self.hyperparameters)
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return PPOConfig(**values)
+        """The tuned ``PPOConfig``, with ``overrides`` (None values ignored) on top; a
+        ``num_envs`` of its own rescales what depends on it (``for_num_envs``)."""
+        return adapted(self.hyperparameters, overrides)[0]
+
+
+# A rollout's fewest steps per environment when a configuration is rescaled to many environments:
+# the update learns from GAE's returns, bootstrapped from the value where a rollout stops, and
+# rollouts of a step or two leave them mostly bootstrap.
+MIN_STEPS = 4
+
+
+def for_num_envs(values, num_envs, num_steps=None):
+    """``values`` (``PPOConfig`` fields tuned for ``values["num_envs"]``, the defaults' where
+    absent) for ``num_envs`` environments instead, and the changes as ``{field: (was, now)}``.
+
+    A PPO configuration is tuned for its batch: with more environments alone each update would
+    learn from more samples in as many gradient steps, with fewer from fewer, and a run tuned at
+    32 can collapse at 64. So the steps per update (``num_envs * num_steps``) and the minibatch
+    size stay as tuned: ``num_steps`` is the tuned batch over ``num_envs`` (at least
+    ``MIN_STEPS``, or the tuned ``num_steps`` where that is fewer; or ``num_steps`` where
+    given), and ``num_minibatches`` the new batch over the
+    tuned minibatch size. The learning rate, epochs and budget are the tuned ones."""
+    if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
+        return dict(values, num_envs=num_envs), {}  # PPOConfig says what is wrong with it
+    defaults = PPOConfig()
+    tuned_envs = values.get("num_envs", defaults.num_envs)
+    tuned_steps = values.get("num_steps", defaults.num_steps)
+    tuned_minibatches = values.get("num_minibatches", defaults.num_minibatches)
+    out = dict(values, num_envs=num_envs)
+    if num_envs == tuned_envs:
+        return out, {}
+    batch = tuned_envs * tuned_steps
+    minibatch = batch / tuned_minibatches
+    steps = num_steps
+    if not isinstance(steps, numbers.Integral) or isinstance(steps, bool) or steps < 1:
+        steps = max(min(MIN_STEPS, tuned_steps), round(batch / num_envs))
+    minibatches = max(1, round(num_envs * steps / minibatch))
+    out.update(num_steps=steps, num_minibatches=minibatches)
+    changes = {"num_envs": (tuned_envs, num_envs)}
+    if steps != tuned_steps:
+        changes["num_steps"] = (tuned_steps, steps)
+    if minibatches != tuned_minibatches:
+        changes["num_minibatches"] = (tuned_minibatches, minibatches)
+    return out, changes
+
+
+def adapted(values, overrides):
+    """``values`` with ``overrides`` (None values ignored) on top, as a ``PPOConfig``, and what
+    ``for_num_envs`` changed: where ``overrides`` gives ``num_envs``, ``num_steps`` and
+    ``num_minibatches`` follow it unless given too (a given one stays as given)."""
+    given = {k: v for k, v in overrides.items() if v is not None}
+    changes = {}
+    if "num_envs" in given:
+        values, changes = for_num_envs(values, given["num_envs"], given.get("num_steps"))
+        changes = {k: v for k, v in changes.items() if k == "num_envs" or k not in given}
+    values = dict(values)
+    values.update(given)
+    return PPOConfig(**values), changes
 
 
 def _fields():
