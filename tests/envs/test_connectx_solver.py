@@ -19,7 +19,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from vecenv.envs.connectx import solver
+import vecenv
+from tests.kaggle import reference
+from vecenv import kaggle as vk
+from vecenv import selfplay, tournament
+from vecenv.arena.client import kaggle_policy
+from vecenv.envs.connectx import agents, solver
+from vecenv.kaggle import agents as kaggle_agents
+from vecenv.seats import Seats, builtin_names
 
 ROWS, COLUMNS = 6, 7
 
@@ -366,3 +373,110 @@ def test_a_solver_pickles_without_its_table():
     again = pickle.loads(pickle.dumps(s))
     assert len(pickle.dumps(s)) < 10_000 and again.table.shape == s.table.shape
     assert again.score(board_of(WIN_IN_THREE)).tolist() == [18]
+
+
+# -- the agent "perfect" ------------------------------------------------------------------------
+
+
+def rates(result):
+    s = result.summary
+    return s.wins, s.draws, s.losses
+
+
+def test_perfect_is_named_with_the_built_in_agents():
+    assert builtin_names("connectx")[:3] == ("random", "negamax", "perfect")
+    assert kaggle_agents.host_names("connectx") == ("perfect",)
+    assert "perfect" not in builtin_names("tictactoe")
+
+
+@pytest.mark.parametrize(
+    "config", [{"rows": 5}, {"columns": 8}, {"inarow": 3}], ids=["rows", "columns", "inarow"]
+)
+def test_perfect_refuses_other_boards(config):
+    full = {"rows": 6, "columns": 7, "inarow": 4, **config}
+    with pytest.raises(ValueError, match="standard board only .*rows=6, columns=7, inarow=4"):
+        agents.host_agent("perfect", full)
+    with pytest.raises(ValueError, match="standard board only"):
+        selfplay.play("connectx", ("perfect", "random"), 2, seed=0, **config)
+    with pytest.raises(ValueError, match="standard board only"):
+        kaggle_agents.host_callable("connectx", "perfect")({"board": [0] * 42, "mark": 1}, full)
+    with pytest.raises(ValueError, match="no host agent"):
+        agents.host_agent("perfekt", full)
+
+
+def test_perfect_never_loses_to_negamax_or_random_and_wins_moving_first():
+    for opponent in ("negamax", "random"):
+        result = selfplay.play("connectx", ("perfect", opponent), 3, seed=1)
+        assert rates(result)[2] == 0, opponent
+        first = result.seats == 0
+        assert (result.rewards[first, 0] == 1).all(), opponent
+
+
+def test_perfect_plays_the_same_moves_from_the_same_seed():
+    """Ties are broken from each seat's own stream: the same seed, the same matches, even
+    with another number of matches beside them (match i depends on the seed and i only)."""
+    one = selfplay.play("connectx", ("perfect", "random"), 2, seed=4, keep_actions=True)
+    wider = selfplay.play("connectx", ("perfect", "random"), 3, seed=4, keep_actions=True)
+    plies = min(one.actions.shape[0], wider.actions.shape[0])
+    assert np.array_equal(one.actions[:plies], wider.actions[:plies, :2])
+    assert one.plies.tolist() == wider.plies[:2].tolist()
+
+
+def test_perfect_against_itself_ends_as_the_score_says():
+    """From solved positions 12 plies in, perfect play by both sides ends the game in the
+    plies the score says, with its winner (or a full board)."""
+    boards = middle_positions(3, 12, seed=21)
+    scores = SHARED.score(boards)
+    openings = [
+        {"observation": {"board": b.tolist()}, "status": ["ACTIVE", "INACTIVE"]} for b in boards
+    ]
+    result = selfplay.play(
+        "connectx", ("perfect", "perfect"), 3, seed=0, alternate=False, position=openings
+    )
+    assert result.plies.tolist() == solver.plies_left(scores, 12).tolist()
+    assert result.rewards[:, 0].tolist() == np.sign(scores).tolist()  # mark 1 was to move
+
+
+def test_perfect_in_the_command_line_and_a_tournament(capsys):
+    from tests.test_cli import run
+
+    code, out, _ = run(
+        capsys, "play", "connectx", "--agents", "perfect", "negamax", "--matches", "2"
+    )
+    assert code == 0 and "perfect vs negamax" in out
+    played = tournament.round_robin("connectx", ["perfect", "negamax", "random"], 2, seed=0)
+    assert played.names == ["perfect", "negamax", "random"]
+    wins, draws, losses = played.table[0].sum(axis=0)
+    assert losses == 0 and wins + draws == 4
+
+
+def test_perfect_seats_pickle_without_the_table():
+    engine = vecenv.make("connectx", num_envs=2, seed=0, autoreset="disabled")
+    seats = Seats(engine)
+    seats.assign("perfect", np.array([0, 1]))
+    seats.assign("random", np.array([1, 0]))
+    assert len(pickle.dumps(seats)) < 100_000
+    copy = pickle.loads(pickle.dumps(seats))
+    seats.step()
+    copy.step()
+    assert np.array_equal(seats.actions, copy.actions)
+
+
+def test_perfect_in_the_kaggle_face_and_in_kaggle_environments():
+    random.seed(3)
+    env = vk.make("connectx")
+    env.run(["perfect", "negamax"])
+    assert [s.reward for s in env.state] == [1, -1]
+    first = [s[0].action for s in env.steps]
+    random.seed(3)
+    env.run(["perfect", "negamax"])
+    assert [s[0].action for s in env.steps] == first
+    # kaggle-environments itself runs it as a callable
+    theirs = reference.make("connectx", debug=True)
+    theirs.run(["negamax", kaggle_agents.host_callable("connectx", "perfect")])
+    assert [s.status for s in theirs.state] == ["DONE", "DONE"]
+    assert theirs.state[1].reward in (0, 1)
+    # the arena client's policy of the same name
+    policy = kaggle_policy("connectx", "perfect")
+    board = board_of(WIN_IN_THREE + "0000").tolist()  # 8 checkers: past the opening
+    assert policy({"observation": {"board": board, "mark": 1}, "configuration": {}}) == 1  # 0-3
