@@ -400,6 +400,8 @@ def test_perfect_refuses_other_boards(config):
         selfplay.play("connectx", ("perfect", "random"), 2, seed=0, **config)
     with pytest.raises(ValueError, match="standard board only"):
         kaggle_agents.host_callable("connectx", "perfect")({"board": [0] * 42, "mark": 1}, full)
+    with pytest.raises(ValueError, match="standard board only"):
+        vk.make("connectx", configuration=config).run(["perfect", "random"])
     with pytest.raises(ValueError, match="no host agent"):
         agents.host_agent("perfekt", full)
 
@@ -480,3 +482,30 @@ def test_perfect_in_the_kaggle_face_and_in_kaggle_environments():
     policy = kaggle_policy("connectx", "perfect")
     board = board_of(WIN_IN_THREE + "0000").tolist()  # 8 checkers: past the opening
     assert policy({"observation": {"board": board, "mark": 1}, "configuration": {}}) == 1  # 0-3
+
+
+def test_perfect_as_the_aisysproj_opponent_continues_a_run_identically():
+    """Its moves depend on the position and its seat's stream only (never on its table): a run
+    continued from its state alone, in a fresh environment, gets the same replies."""
+    from vecenv import aisys
+    from vecenv.aisys import EnvInfo, RunData
+
+    def make():
+        info = EnvInfo(display_name="c4", identifier="c4")
+        return aisys.ConnectX(info, {"opponent": "perfect", "seat": 1})
+
+    def data(state):
+        return RunData(action_history=[], state=state, outcome=None, run_id=1, agent_name="a")
+
+    live = make()
+    state = live.new_run(seed=5)
+    assert state["steps"][0][0] is not None  # perfect moved first
+    rng = random.Random(0)
+    while True:
+        request = live.get_action_request(data(state))
+        move = rng.choice(request.content["legal"])
+        answer = live.act(move, data(state))
+        assert make().act(move, data(state)) == answer  # played again from the state alone
+        if answer.outcome is not None:
+            break
+        state = answer.new_state
