@@ -29,9 +29,10 @@ stays clear, so a line never runs from one column's top into the next one's bott
 the game's own record (``rules.FIELDS``'s ``bits``). A position is the mover's checkers and the
 occupied cells; ``key = mine + occupied`` tells positions apart in 49 bits.
 
-**The transposition table** is an array of uint64 words, one position each: its key above 8 bits
-saying an upper or a lower bound of its score. A slot is the key modulo the table's length (a prime
-by default); a word holds the whole key, so a lookup never mistakes one position for another, and
+**The transposition table** is an array of uint64 words, one position each: its key above 15
+bits saying how much work its search took, the move that cut it off and an upper or a lower bound
+of its score (see ``LOWER``). A slot is a pair of words, the key modulo the number of pairs (a
+prime); a word holds the whole key, so a lookup never mistakes one position for another, and
 results never depend on what the table holds (only the time does). ``Solver`` keeps one between
 calls.
 
