@@ -724,16 +724,49 @@ def moves_keep_value(boards, columns, marks=None, exact=False, solver=None):
 # -- the agent "perfect" ---------------------------------------------------------------------
 
 
+HORIZON = 8  # plies: the opening's search for wins and losses forced this soon
+
+
 @nb.njit(cache=True)
-def opening_columns(mine, occupied, out):
-    """The opening's choice (before ``exact_from`` checkers), into ``out`` (1 or 0 per column):
-    the columns winning at once where there are any; else, of the moves that do not let the
-    opponent win at once (every legal move where all do), the ones nearest the centre."""
-    allowed = winning_cells(mine, occupied) & playable(occupied)
-    if allowed == ZERO:
-        allowed = safe_moves(mine, occupied)
-    if allowed == ZERO:
-        allowed = playable(occupied)
+def opening_columns(mine, occupied, moves, horizon, table, work, boards, stats, out):
+    """The opening's choice (before ``exact_from`` checkers), into ``out`` (1 or 0 per column).
+    Where a win or a loss is forced within ``horizon`` plies (the mover's win, or every move
+    losing that soon), the exact search's best columns: such a score is found by searches that
+    stop at the horizon, as the bounds of a score that soon cut every longer line. Else, of the
+    moves that do not let the opponent force a win within the horizon, the ones nearest the
+    centre. Each verdict is a null-window search's, exact whatever the table holds: the choice
+    never depends on the table."""
+    for c in range(COLUMNS):
+        out[c] = 0
+    possible = playable(occupied)
+    safe = safe_moves(mine, occupied)
+    if (winning_cells(mine, occupied) & possible) != ZERO or safe == ZERO:
+        best_bits(mine, occupied, moves, table, work, boards, stats, out)
+        return
+    # A score of at least ``soon_win`` wins with a checker dropped within the horizon; the
+    # opponent's score of at least ``soon_loss`` after a move, likewise for the opponent.
+    soon_win = (CELLS + 1 - (moves + horizon - 2)) // 2
+    soon_loss = (CELLS + 1 - (moves + horizon - 1)) // 2
+    allowed = ZERO
+    for c in range(COLUMNS):
+        move = safe & column_bits(c)
+        if move == ZERO:
+            continue
+        child_mine, child = mine ^ occupied, occupied | move
+        theirs = negamax(
+            child_mine, child, moves + 1, -soon_win, -soon_win + 1, table, work, boards, stats
+        )
+        if theirs <= -soon_win:  # this move forces a win within the horizon
+            best_bits(mine, occupied, moves, table, work, boards, stats, out)
+            return
+        theirs = negamax(
+            child_mine, child, moves + 1, soon_loss - 1, soon_loss, table, work, boards, stats
+        )
+        if theirs < soon_loss:  # the opponent cannot force a win within the horizon
+            allowed |= move
+    if allowed == ZERO:  # every move loses within the horizon
+        best_bits(mine, occupied, moves, table, work, boards, stats, out)
+        return
     nearest = COLUMNS
     for c in range(COLUMNS):
         if (allowed & column_bits(c)) != ZERO:
@@ -743,7 +776,9 @@ def opening_columns(mine, occupied, out):
 
 
 @nb.njit(cache=True)
-def perfect_moves(mine, occupied, moves, exact_from, table, work, boards, stats, rngs, best, out):
+def perfect_moves(
+    mine, occupied, moves, exact_from, horizon, table, work, boards, stats, rngs, best, out
+):
     """The agent's column in each position: uniform (from the position's stream ``rngs[i]``)
     among the best ones, by exact score from ``exact_from`` checkers on, else the opening's."""
     for i in range(mine.shape[0]):
@@ -751,7 +786,9 @@ def perfect_moves(mine, occupied, moves, exact_from, table, work, boards, stats,
         if moves[i] >= exact_from:
             best_bits(mine[i], occupied[i], moves[i], table, work, boards, stats, row)
         else:
-            opening_columns(mine[i], occupied[i], row)
+            opening_columns(
+                mine[i], occupied[i], moves[i], horizon, table, work, boards, stats, row
+            )
         out[i] = uniform_choice(rngs[i], row != 0)
 
 
@@ -762,11 +799,12 @@ class Perfect:
     """The agent ``perfect`` (connectx's built-in host agent): in a position of at least
     ``exact_from`` checkers it plays a column of the best exact score (the soonest win, a draw,
     or the latest loss), uniform among equals from the seat's own stream. In the opening, where
-    an exact search takes minutes to hours (docs/games/connectx.md has the times), it wins at
-    once where it can, else plays the column nearest the centre among those that do not let
-    the opponent win at once (the centre first, as perfect play opens): there it is a
-    heuristic, not a solver. ``exact_from=0`` plays perfectly from the first move, as slowly as
-    that takes.
+    an exact search takes minutes to hours (docs/games/connectx.md has the times), it looks
+    ``HORIZON`` plies ahead (``opening_columns``): a win forced that soon it plays exactly (the
+    soonest), a move letting the opponent force one that soon it never plays (unless all do),
+    and of the others it plays the one nearest the centre (the centre first, as perfect play
+    opens). Beyond the horizon the opening is a heuristic, not a solver. ``exact_from=0`` plays
+    perfectly from the first move, as slowly as that takes.
 
     Its transposition table (``table_size`` words) is kept from move to move and match to
     match: later searches are faster, never different."""
@@ -790,6 +828,14 @@ class Perfect:
         out = np.zeros(k, dtype=np.int64)
         best = np.zeros((k, COLUMNS), dtype=np.int64)
         perfect_moves(
-            mine, occupied, moves, self.exact_from, *self.solver._scratch(), rngs, best, out
+            mine,
+            occupied,
+            moves,
+            self.exact_from,
+            HORIZON,
+            *self.solver._scratch(),
+            rngs,
+            best,
+            out,
         )
         return out

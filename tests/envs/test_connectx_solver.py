@@ -26,6 +26,7 @@ from vecenv import selfplay, tournament
 from vecenv.arena.client import kaggle_policy
 from vecenv.envs.connectx import agents, solver
 from vecenv.kaggle import agents as kaggle_agents
+from vecenv.kernels.agents import AGENT_RNG
 from vecenv.seats import Seats, builtin_names
 
 ROWS, COLUMNS = 6, 7
@@ -480,8 +481,8 @@ def test_perfect_in_the_kaggle_face_and_in_kaggle_environments():
     assert theirs.state[1].reward in (0, 1)
     # the arena client's policy of the same name
     policy = kaggle_policy("connectx", "perfect")
-    board = board_of(WIN_IN_THREE + "0000").tolist()  # 8 checkers: past the opening
-    assert policy({"observation": {"board": board, "mark": 1}, "configuration": {}}) == 1  # 0-3
+    board = board_of(WIN_IN_THREE).tolist()
+    assert policy({"observation": {"board": board, "mark": 1}, "configuration": {}}) in (1, 4)
 
 
 def test_perfect_as_the_aisysproj_opponent_continues_a_run_identically():
@@ -509,3 +510,27 @@ def test_perfect_as_the_aisysproj_opponent_continues_a_run_identically():
         if answer.outcome is not None:
             break
         state = answer.new_state
+
+
+def test_perfect_in_the_opening_sees_wins_and_losses_forced_within_its_horizon():
+    agent = solver.Perfect(table_size=solver.SMALL_TABLE)
+
+    def moves(board, mark, count=64):
+        rngs = np.zeros(count, dtype=AGENT_RNG)
+        rngs["rng"] = np.arange(1, count + 1, dtype=np.uint64) * 0x9E3779B97F4A7C15
+        obs = {"board": np.stack([board] * count), "mark": np.full(count, mark)}
+        return set(agent.act(obs, rngs).tolist())
+
+    # Mark 1 forces a win in three plies by 1 or 4 (both ends of three open): it takes it.
+    assert moves(board_of(WIN_IN_THREE), 1) == {1, 4}
+    # Mark 2 to move against 2 and 3 on the bottom row: anywhere but 1 or 4 lets mark 1 make
+    # three with both ends open, and win two plies later. The centre (3) is not safe; of 1 and
+    # 4, 4 is nearer the centre.
+    board = board_of("263")
+    assert moves(board, 2) == {4}
+    for column in (0, 2, 3, 5, 6):
+        assert SHARED.score(child_of(board, column))[0] >= (43 - 7) // 2  # mark 1 wins soon
+    # Every move loses at once: all are as good, the latest loss.
+    assert moves(board_of(LOST), 2) == set(range(7))
+    # Nothing forced: the centre.
+    assert moves(board_of(""), 1) == {3}
