@@ -6,7 +6,7 @@ search's and the exact score's time and nodes. The first line is a warm-up: numb
 solver there or loads it from its cache, so the times below it are warm.
 
     python benchmarks/connectx_solver.py                  # 12, 10 and 8 plies in: seconds
-    python benchmarks/connectx_solver.py 3333 33 -        # deeper: minutes to hours
+    python benchmarks/connectx_solver.py 3333 33 -        # deeper: up to minutes
     python benchmarks/connectx_solver.py - --outcome      # the empty board's outcome only
 
 The empty board's value is a first-player win with the last of its 21 checkers (score 1; Allis

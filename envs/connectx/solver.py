@@ -21,8 +21,8 @@ of two scratch arrays): numba's cache does not keep a recursive function and its
 exact scores, outcomes (one search of the window (-1, 1), cheaper), every column's score, the best
 columns, and whether a given move keeps the value (``keeps_value``, ``move_keeps_value`` and
 ``moves_keep_value`` for strength reports). Late and middle positions take milliseconds to
-seconds; the opening takes minutes to hours (docs/games/connectx.md, and
-``benchmarks/connectx_solver.py``).
+seconds; the opening takes minutes (the empty board about seven on this project's 2-CPU machine
+under load: docs/games/connectx.md, and ``benchmarks/connectx_solver.py``).
 
 **Bitboards**: column c's cells from the bottom up are bits ``7 c .. 7 c + 5`` (bit ``7 c + 6``
 stays clear, so a line never runs from one column's top into the next one's bottom): the layout of
@@ -799,7 +799,7 @@ class Perfect:
     """The agent ``perfect`` (connectx's built-in host agent): in a position of at least
     ``exact_from`` checkers it plays a column of the best exact score (the soonest win, a draw,
     or the latest loss), uniform among equals from the seat's own stream. In the opening, where
-    an exact search takes minutes to hours (docs/games/connectx.md has the times), it looks
+    an exact search takes minutes (docs/games/connectx.md has the times), it looks
     ``HORIZON`` plies ahead (``opening_columns``): a win forced that soon it plays exactly (the
     soonest), a move letting the opponent force one that soon it never plays (unless all do),
     and of the others it plays the one nearest the centre (the centre first, as perfect play
