@@ -67,7 +67,12 @@ with ``@nb.njit(cache=True, error_model="numpy")``; no Python objects, no alloca
 **``agents.py``** (optional), built-in agents that move inside the engine: ``NAMES`` (their
 names; the index is the agent's kind), ``MEMORY`` (int64 words an agent keeps per match, or a
 function of the configuration), and the numba function
-``act(kind, obs, i, player, step, cfg, memory, r) -> int`` (``vecenv.kernels.agents``).
+``act(kind, obs, i, player, step, cfg, memory, r) -> int`` (``vecenv.kernels.agents``). Optional:
+``HOST_AGENTS``, the names of agents that move from Python (an agent whose work needs more than a
+compiled step holds, e.g. a solver's table), and ``host_agent(name, config)`` making one: an
+object whose ``act(obs, rngs) -> actions`` plays the K positions where it is to move (``obs``
+{field: (K, ...)} as its seat sees them, ``rngs`` (K,) records whose ``rng`` words are the seats'
+streams, advanced in place), refusing a configuration it cannot play with a ValueError.
 
 **``render.py``** (optional), frames of one record ``state`` under the configuration dict:
 
@@ -95,5 +100,6 @@ HIDDEN_INFORMATION = "redraw_hidden"
 CHANCE = "CHANCE"
 AGENTS = "agents"
 REQUIRED_AGENTS = ("NAMES", "MEMORY", "act")
+OPTIONAL_AGENTS = ("HOST_AGENTS", "host_agent")
 RENDER = "render"
 RENDERERS = ("rgb_array", "ansi", "ansi_episode")

@@ -25,23 +25,34 @@ from .spec import is_integer
 
 
 def builtin_names(game):
-    """The names of the agents every seat of ``game`` may be given: its own (``agents.py``)
-    and, for a two-agent game of perfect information, ``mcts`` (``vecenv.search``)."""
+    """The names of the agents every seat of ``game`` may be given: its own (``agents.py``:
+    those moving inside the engine, then its host agents) and, for a two-agent game of perfect
+    information, ``mcts`` (``vecenv.search``)."""
     module = registry.game_module(game, "agents")
     names = tuple(module.NAMES) if module is not None else ()
+    names += host_names(game)
     if registry.get_spec(game).num_agents == 2 and not registry.hidden_information(game):
         names += (search.AGENT,)
     return names
 
 
+def host_names(game):
+    """The game's host agents: built-in agents that move from Python (``HOST_AGENTS`` of its
+    ``agents.py``; connectx's ``perfect``)."""
+    module = registry.game_module(game, "agents")
+    return tuple(getattr(module, "HOST_AGENTS", ())) if module is not None else ()
+
+
 def check_agent(game, agent):
-    """A ValueError unless ``agent`` is one of the game's built-in names, the search agent
-    (``mcts``, ``mcts:N`` or a ``search.MCTSAgent``) or a callable."""
+    """A ValueError unless ``agent`` is one of the game's built-in names (its host agents
+    included), the search agent (``mcts``, ``mcts:N`` or a ``search.MCTSAgent``) or a
+    callable."""
     if search.agent_spec(agent) is not None:
         search_checks.check_perfect_information(game)
         return
     module = registry.game_module(game, "agents")
     names = tuple(module.NAMES) if module is not None else ()
+    names += host_names(game)
     if isinstance(agent, str) and agent not in names:
         known = ", ".join(builtin_names(game))
         raise ValueError(f"unknown agent {agent!r} for {game}; built-in agents: {known}")
@@ -180,6 +191,10 @@ class Seats:
             self._kinds[rows, seat_of] = -1
             seats = np.asarray(seat_of, dtype=np.int64)
             self.policies.append((search.SeatSearch(self.engine, searcher), seats))
+        elif isinstance(agent, str) and agent not in self.names:  # a host agent
+            self._kinds[rows, seat_of] = -1
+            seats = np.asarray(seat_of, dtype=np.int64)
+            self.policies.append((HostSeat(self.engine, self.module, agent), seats))
         elif isinstance(agent, str):
             self._kinds[rows, seat_of] = self.names.index(agent)
         else:
@@ -237,10 +252,50 @@ class Seats:
             return
         status = self.engine._states["status"]
         for policy, seat_of in self.policies:
-            if isinstance(policy, search.SeatSearch):
+            if isinstance(policy, (search.SeatSearch, HostSeat)):
                 policy.moves(self, seat_of, actions)
             else:
                 _python_moves(self.engine, policy, seat_of, status, self._kinds, actions)
+
+
+class HostSeat:
+    """A host agent (``HOST_AGENTS`` of the game's ``agents.py``) in the seats of a two-agent
+    engine's episodes: where its seat is to move it plays all such episodes in one call, each
+    drawing from its seat's random stream (the seats' ``rngs``), as the built-in agents do, so
+    its moves depend on its own episode only."""
+
+    def __init__(self, engine, module, name):
+        self.name = name
+        self.agent = module.host_agent(name, engine.config)
+
+    def moves(self, seats, seat_of, actions):
+        """The moves of the episodes where seat ``seat_of[i]`` is this agent's and to move, into
+        ``actions``."""
+        engine = seats.engine
+        states = engine._states
+        rows = np.arange(engine.num_envs)
+        to_move = (
+            (states["done"] == 0)
+            & (states["status"][rows, seat_of] == ACTIVE)
+            & (seats.kinds[rows, seat_of] < 0)
+        )
+        if not to_move.any():
+            return
+        moving, seat = rows[to_move], seat_of[to_move]
+        obs = {}
+        for f in engine.observation:
+            arr = engine.obs[f.name]
+            obs[f.name] = arr[moving] if f.shared else arr[moving, seat]
+        rngs = np.zeros(moving.size, dtype=AGENT_RNG)
+        rngs["rng"] = seats.rngs["rng"][moving, seat]
+        out = np.asarray(self.agent.act(obs, rngs))
+        if out.shape != (moving.size,) or not np.issubdtype(out.dtype, np.integer):
+            raise ValueError(
+                f"host agent {self.name} must return ({moving.size},) integers, got "
+                f"{out.dtype} {out.shape}"
+            )
+        seats.rngs["rng"][moving, seat] = rngs["rng"]
+        actions[moving, seat] = out
 
 
 def agent_name(agent):

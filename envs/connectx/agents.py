@@ -1,4 +1,5 @@
-"""ConnectX's built-in agents, "random" and "negamax", as numba policies (``kernels/agents``).
+"""ConnectX's built-in agents, "random" and "negamax", as numba policies (``kernels/agents``), and
+"perfect", a host agent (``HOST_AGENTS``: it moves from Python, batched, keeping a solver's table).
 
 "random" drops into a uniform column among those whose top cell is empty.
 
@@ -51,6 +52,10 @@ from .rules import fits_bits as rules_fit_bits
 NAMES = ("random", "negamax")
 RANDOM = 0
 NEGAMAX = 1
+# Agents that move from Python: "perfect" keeps a transposition table of megabytes between moves,
+# more than an agent's per-match words hold (``solver.Perfect``).
+HOST_AGENTS = ("perfect",)
+STANDARD = {"rows": 6, "columns": 7, "inarow": 4}
 
 # Kaggle's search depth.
 DEPTH = 4
@@ -488,3 +493,20 @@ def act(kind, obs, i, player, step, cfg, memory, r):
         column = random_column(r, obs[0][i], columns)
     # Called only for an ACTIVE seat, whose board has an open column; a column in range anyway.
     return column if column >= 0 else 0
+
+
+def host_agent(name, config):
+    """The host agent ``name`` for a game of configuration ``config``: "perfect", the solver's
+    player (``solver.Perfect``), for the standard board only (ValueError for any other)."""
+    if name not in HOST_AGENTS:
+        raise ValueError(f"connectx has no host agent {name!r}; it has {', '.join(HOST_AGENTS)}")
+    board = {k: int(config[k]) for k in STANDARD}
+    if board != STANDARD:
+        raise ValueError(
+            "perfect plays connectx's standard board only (rows=6, columns=7, inarow=4), "
+            f"not rows={board['rows']}, columns={board['columns']}, inarow={board['inarow']}: "
+            "its solver is written for that board"
+        )
+    from .solver import Perfect  # compiled where first played
+
+    return Perfect()

@@ -323,14 +323,17 @@ def _uniform(rng, low, high):
 def kaggle_policy(game, name):
     """A built-in Kaggle agent of ``game`` (or the search agent), fed the percept's observation
     and configuration."""
-    from vecenv.kaggle.agents import builtin_callables, search_callable
+    from vecenv.kaggle.agents import builtin_callables, host_callable, host_names, search_callable
 
     if name == "mcts" or name.startswith("mcts:"):
         agent = search_callable(game, name)
         return lambda percept: agent(percept["observation"], percept["configuration"])
+    if name in host_names(game):
+        agent = host_callable(game, name)
+        return lambda percept: agent(percept["observation"], percept["configuration"])
     agents = builtin_callables(game)
     if name not in agents:
-        known = ", ".join(agents) or "none"
+        known = ", ".join((*agents, *host_names(game))) or "none"
         raise ValueError(f"{name!r} is no built-in agent of {game} (agents: {known})")
     agent = agents[name]
     return lambda percept: agent(percept["observation"], percept["configuration"])

@@ -67,7 +67,7 @@ class DeviceSeats:
         if agent not in self.names:
             raise ValueError(
                 f"on the GPU only {self.engine.name}'s own agents ({', '.join(self.names)}) play: "
-                f"{agent} searches on the host"
+                f"{agent} moves on the host"
             )
         seat_of = np.asarray(seat_of, dtype=np.int64)
         self._kinds[np.arange(self.engine.num_envs), seat_of] = self.names.index(agent)

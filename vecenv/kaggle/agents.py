@@ -6,7 +6,9 @@ played as the action); a URL, a remote agent in Kaggle, is refused. Built-in age
 numba policies (``envs/<game>/agents.py``); for a user they are also callables with Kaggle's
 signature (``builtin_callables``). Every two-agent game also plays the search agent ``mcts``
 (``mcts:N``, or a ``vecenv.search.MCTSAgent``), which is not among the game's ``agents`` (those
-are Kaggle's); ``search_callable`` makes it a callable with Kaggle's signature.
+are Kaggle's); ``search_callable`` makes it a callable with Kaggle's signature. So does a game's
+host agents (``HOST_AGENTS``: connectx's ``perfect``), named as the built-in ones are:
+``host_callable`` makes one a callable.
 """
 
 import contextlib
@@ -173,7 +175,10 @@ class SearchCallable:
             self._key = key
             self.fields = self.spec.observation_fields(config)
             self.engine = vecenv.make(self.game, num_envs=1, seed=0, autoreset="disabled", **config)
-            self.policy = SearchPolicy(self.agent, self.engine)
+            self.policy = self._policy()
+
+    def _policy(self):
+        return SearchPolicy(self.agent, self.engine)
 
     def reset(self):
         if self._key is not None:
@@ -223,6 +228,57 @@ def search_callable(game, name):
     if registry.get_spec(game).num_agents != 2:
         raise ValueError(f"{game} is not a two-agent game: mcts plays two-agent games")
     return SearchCallable(game, agent)
+
+
+class HostPolicy:
+    """A host agent (``HOST_AGENTS`` of the game's ``agents.py``) for one seat of a
+    one-episode engine: its random stream is seeded from Python's ``random`` at every new match,
+    as the built-in agents' are."""
+
+    def __init__(self, name, engine):
+        self.agent = agents_module(engine.name).host_agent(name, engine.config)
+        self.words = np.zeros(1, dtype=AGENT_RNG)
+        self.reset()
+
+    def reset(self):
+        self.words["rng"] = random.getrandbits(64)
+
+    def __call__(self, engine, seat):
+        """Seat ``seat``'s move in the engine's episode (it must be to move)."""
+        obs = {}
+        for f in engine.observation:
+            arr = engine.obs[f.name]
+            obs[f.name] = arr[:1] if f.shared else arr[:1, seat]
+        return int(np.asarray(self.agent.act(obs, self.words))[0])
+
+
+class HostCallable(SearchCallable):
+    """A host agent with Kaggle's signature ``agent(observation, configuration)``: the position
+    is rebuilt from the observation as ``SearchCallable`` rebuilds it, then played."""
+
+    def __init__(self, game, name):
+        self.game = game
+        self.name = name
+        self.spec = registry.get_spec(game)
+        self.__name__ = name
+        self._key = None
+
+    def _policy(self):
+        return HostPolicy(self.name, self.engine)
+
+
+def host_callable(game, name):
+    """The host agent ``name`` of ``game`` (connectx's ``perfect``) as a Kaggle-signature
+    callable (``HostCallable``); a name the game has not is a ValueError."""
+    names = host_names(game)
+    if name not in names:
+        raise ValueError(f"{name!r} is no host agent of {game} ({', '.join(names) or 'none'})")
+    return HostCallable(game, name)
+
+
+def host_names(game):
+    module = agents_module(game)
+    return tuple(getattr(module, "HOST_AGENTS", ())) if module is not None else ()
 
 
 def observed_seat(spec, fields, observation):
@@ -295,10 +351,12 @@ def _is_url(raw):
 
 
 def resolve(raw, game, builtin_names):
-    """What Kaggle makes of an agent: ("builtin", name), ("search", MCTSAgent) or
-    ("callable", fn)."""
+    """What Kaggle makes of an agent: ("builtin", name), ("host", name), ("search", MCTSAgent)
+    or ("callable", fn)."""
     if isinstance(raw, str) and raw in builtin_names:
         return "builtin", raw
+    if isinstance(raw, str) and raw in host_names(game):
+        return "host", raw
     if _names_search(raw):
         from vecenv.search import agent_spec
 
@@ -317,7 +375,7 @@ def resolve(raw, game, builtin_names):
         with open(raw, encoding="utf-8") as f:
             return "callable", _source_agent(f.read(), raw)
     if (len(raw) < 100 and ("/" in raw or "\\" in raw)) or len(raw) < 20:
-        known = ", ".join(builtin_names) or "none"
+        known = ", ".join(tuple(builtin_names) + host_names(game)) or "none"
         raise UnknownAgent(
             f"Could not find agent {raw!r}: not a built-in agent of {game} ({known}), "
             "a file, or Python source"
@@ -343,6 +401,8 @@ class Agent:
             )
         elif self.kind == "search":
             self.policy = SearchPolicy(target, environment._table.engine)
+        elif self.kind == "host":
+            self.policy = HostPolicy(target, environment._table.engine)
         else:
             self.fn = target
 
@@ -357,7 +417,7 @@ class Agent:
             start = perf_counter()
             action = self.policy(table.engine._obs, 0, self.seat, table.step_count)
             out = err = ""
-        elif self.kind == "search":
+        elif self.kind in ("search", "host"):
             start = perf_counter()
             action = self.policy(env._table.engine, self.seat)
             out = err = ""
@@ -387,7 +447,7 @@ class Agent:
         return action, {"duration": round(duration, 6), "stdout": out, "stderr": err}
 
     def reset(self):
-        if self.kind in ("builtin", "search"):
+        if self.kind in ("builtin", "search", "host"):
             self.policy.reset()
 
 
