@@ -62,8 +62,8 @@ def _adam(p, grad, exp_avg, exp_avg_sq, step_size, root2):
 @nb.njit(cache=True, error_model="numpy")
 def clip_and_adam(params, grad, exp_avg, exp_avg_sq, max_norm, lr, step):
     """Clip ``grad`` (all parameters' gradients, flat) to ``max_norm`` and take Adam step
-    number ``step`` on ``params`` (flat views, in ``grad``'s order). Returns the gradient's norm
-    before clipping; where it is not finite nothing is changed."""
+    number ``step`` on ``params`` (all parameters, flat, in ``grad``'s order). Returns the
+    gradient's norm before clipping; where it is not finite nothing is changed."""
     norm = math.sqrt(_sum_squares(grad))
     if not math.isfinite(norm):
         return norm
@@ -76,9 +76,5 @@ def clip_and_adam(params, grad, exp_avg, exp_avg_sq, max_norm, lr, step):
     correction2 = 1.0 - BETA2**step
     step_size = _F(-(lr / correction1))
     root2 = _F(correction2**0.5)
-    at = 0
-    for p in params:
-        end = at + p.shape[0]
-        _adam(p, grad[at:end], exp_avg[at:end], exp_avg_sq[at:end], step_size, root2)
-        at = end
+    _adam(params, grad, exp_avg, exp_avg_sq, step_size, root2)
     return norm

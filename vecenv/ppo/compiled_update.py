@@ -17,8 +17,12 @@ of all parameters as ``torch.nn.utils.clip_grad_norm_`` clips (scale ``max_norm 
 writes it). Where ``torch.maximum`` meets a tie its gradient is split in half between the two
 sides, as PyTorch's is.
 
-Parameters are updated in place through numpy views of the network's tensors, so the module
-keeps owning them: checkpoints, evaluation and ``CompiledPolicy`` see each step. Adam's moments
+Parameters are updated in the network's own tensors, so the module keeps owning them:
+checkpoints, evaluation and ``CompiledPolicy`` see each step. The kernel works on one flat copy
+of them (every layer's weight and bias, then ``log_std``), taken before and written back after
+each update, with a table of where each layer lies (``layout``): its types are the same for every
+network, so it compiles once whatever the depth and widths (a tuple of per-layer arrays would be
+a type of its own for each depth, about 10 s of compiling each). Adam's moments
 and step count live here (``load_optimizer``/``store_optimizer`` move them from and to a
 ``torch.optim.Adam``). Replacing a parameter object rather than writing into it is refused: build
 a new ``CompiledUpdate`` then.
@@ -65,50 +69,82 @@ SPARSE_MIN = 64  # the fewest inputs worth it: a few inputs cost little either w
 STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "grad_norm")
 
 
+@nb.njit(cache=True, inline="always")
+def _weight(flat, layout, i):
+    """Layer ``i``'s weight (out, in) in ``flat`` (the parameters or their gradients)."""
+    at, out, n_in = layout[i, 0], layout[i, 2], layout[i, 3]
+    return flat[at : at + out * n_in].reshape(out, n_in)
+
+
+@nb.njit(cache=True, inline="always")
+def _bias(flat, layout, i):
+    at = layout[i, 1]
+    return flat[at : at + layout[i, 2]]
+
+
 @nb.njit(cache=True, error_model="numpy")
-def _forward(ws, bs, feat, acts, m, cols, activation, lists, scratch, which):
-    """The Linear/activation stack on ``feat``'s first ``m`` columns; layer ``i``'s output in
-    ``acts[i]`` viewed as (width, cols). Where ``lists`` (``sparse.gather``'s, of ``feat``)
-    holds a nonzero count (its fourth item), the first layer runs from them, with network
-    ``which``'s part of ``scratch``."""
-    depth = len(ws)
+def _forward(params, layout, first, depth, feat, acts, m, cols, activation, lists, scratch, which):
+    """The Linear/activation stack of layers ``first .. first + depth - 1`` (``layout``'s rows)
+    on ``feat``'s first ``m`` columns; layer ``i``'s output in ``acts[i]`` viewed as (width,
+    cols). Where ``lists`` (``sparse.gather``'s, of ``feat``) holds a nonzero count (its fourth
+    item), the first layer runs from them, with network ``which``'s part of ``scratch``."""
     src = feat
     for i in range(depth):
-        width = ws[i].shape[0]
+        w = _weight(params, layout, first + i)
+        b = _bias(params, layout, first + i)
+        width = w.shape[0]
         dst = acts[i, : width * cols].reshape(width, cols)
         act = activation if i < depth - 1 else dense.NONE
         if i == 0 and lists[3] >= 0:
-            n_in = ws[0].shape[1]
+            n_in = w.shape[1]
             wt = scratch[0][which, : n_in * width].reshape(n_in, width)
-            sparse.transpose(ws[0], wt)
+            sparse.transpose(w, wt)
             starts, index, values = lists[0], lists[1], lists[2]
-            sparse.layer(wt, bs[0], starts, index, values, dst, cols, act, scratch[2][which])
+            sparse.layer(wt, b, starts, index, values, dst, cols, act, scratch[2][which])
         else:
-            dense.layer(ws[i], bs[i], src, dst, m, act)
+            dense.layer(w, b, src, dst, m, act)
         src = dst
 
 
 @nb.njit(cache=True, error_model="numpy")
-def _backward(ws, gws, gbs, feat, acts, grad, spare, cols, activation, lists, scratch, which):
-    """Parameter gradients of the stack from its output's gradient, held in ``grad`` viewed as
-    (out, cols) with zero columns past the minibatch's rows; ``spare`` is scratch. The first
-    layer's weight gradient comes from ``lists`` where ``_forward``'s did."""
-    depth = len(ws)
-    dy = grad[: ws[depth - 1].shape[0] * cols].reshape(ws[depth - 1].shape[0], cols)
+def _backward(
+    params,
+    grads,
+    layout,
+    first,
+    depth,
+    feat,
+    acts,
+    grad,
+    spare,
+    cols,
+    activation,
+    lists,
+    scratch,
+    which,
+):
+    """Parameter gradients (into ``grads``, laid out as ``params``) of the stack of layers
+    ``first .. first + depth - 1`` from its output's gradient, held in ``grad`` viewed as (out,
+    cols) with zero columns past the minibatch's rows; ``spare`` is scratch. The first layer's
+    weight gradient comes from ``lists`` where ``_forward``'s did."""
+    out = layout[first + depth - 1, 2]
+    dy = grad[: out * cols].reshape(out, cols)
     for i in range(depth - 1, -1, -1):
-        n_in = ws[i].shape[1]
+        w = _weight(params, layout, first + i)
+        gw = _weight(grads, layout, first + i)
+        n_in = w.shape[1]
         x = feat if i == 0 else acts[i - 1, : n_in * cols].reshape(n_in, cols)
         if i == 0 and lists[3] >= 0:
-            width = ws[0].shape[0]
+            width = w.shape[0]
             dwt = scratch[0][which, : n_in * width].reshape(n_in, width)
             dyt = scratch[1][which, : cols * width].reshape(cols, width)
-            sparse.weight_grad(dy, lists[0], lists[1], lists[2], gws[0], cols, dyt, dwt)
+            sparse.weight_grad(dy, lists[0], lists[1], lists[2], gw, cols, dyt, dwt)
         else:
-            weight_grad(dy, x, gws[i], cols)
-        row_sums(dy, gbs[i], cols)
+            weight_grad(dy, x, gw, cols)
+        row_sums(dy, _bias(grads, layout, first + i), cols)
         if i > 0:
             dx = spare[: n_in * cols].reshape(n_in, cols)
-            input_grad(ws[i], dy, dx, cols)
+            input_grad(w, dy, dx, cols)
             activation_grad(dx, x, n_in, cols, activation)
             grad, spare = spare, grad
             dy = dx
@@ -118,23 +154,43 @@ def _backward(ws, gws, gbs, feat, acts, grad, spare, cols, activation, lists, sc
 # task: each network's arithmetic is the same whichever thread runs it and however many there
 # are, so the results do not depend on the thread count.
 @nb.njit(cache=True, parallel=True, error_model="numpy")
-def _forward_both(aw, ab, cw, cb, feat, a_acts, c_acts, m, cols, activation, lists, scratch):
+def _forward_both(params, layout, depths, feat, a_acts, c_acts, m, cols, activation, lists, scr):
+    """The actor (``layout``'s first ``depths[0]`` layers) and the critic (the next
+    ``depths[1]``) side by side."""
     for which in nb.prange(2):
         if which == 0:
-            _forward(aw, ab, feat, a_acts, m, cols, activation, lists, scratch, 0)
+            _forward(params, layout, 0, depths[0], feat, a_acts, m, cols, activation, lists, scr, 0)
         else:
-            _forward(cw, cb, feat, c_acts, m, cols, activation, lists, scratch, 1)
+            first, depth = depths[0], depths[1]
+            _forward(params, layout, first, depth, feat, c_acts, m, cols, activation, lists, scr, 1)
 
 
 @nb.njit(cache=True, parallel=True, error_model="numpy")
-def _backward_both(
-    aw, gaw, gab, cw, gcw, gcb, feat, a_acts, c_acts, g, cols, activation, lists, scratch
-):
+def _backward_both(params, grads, layout, depths, feat, a_acts, c_acts, g, cols, act, lists, scr):
     for which in nb.prange(2):
         if which == 0:
-            _backward(aw, gaw, gab, feat, a_acts, g[0], g[1], cols, activation, lists, scratch, 0)
+            depth = depths[0]
+            _backward(
+                params, grads, layout, 0, depth, feat, a_acts, g[0], g[1], cols, act, lists, scr, 0
+            )
         else:
-            _backward(cw, gcw, gcb, feat, c_acts, g[2], g[3], cols, activation, lists, scratch, 1)
+            first, depth = depths[0], depths[1]
+            _backward(
+                params,
+                grads,
+                layout,
+                first,
+                depth,
+                feat,
+                c_acts,
+                g[2],
+                g[3],
+                cols,
+                act,
+                lists,
+                scr,
+                1,
+            )
 
 
 @nb.njit(cache=True, error_model="numpy")
@@ -156,17 +212,10 @@ def _update(
     norm_clip,
     norm_eps,
     has_norm,
-    aw,
-    ab,
-    cw,
-    cb,
-    log_std,
-    gaw,
-    gab,
-    gcw,
-    gcb,
-    glog,
     params,
+    layout,
+    depths,
+    log_std_at,
     grad,
     exp_avg,
     exp_avg_sq,
@@ -194,7 +243,11 @@ def _update(
     were taken: fewer than all where a gradient was not finite (that step is not taken)."""
     size = x.shape[0]
     n_feat = x.shape[1]
-    n_act = aw[len(aw) - 1].shape[0]
+    n_act = layout[depths[0] - 1, 2]
+    # log_std and its gradient (Box actions; empty for Discrete ones).
+    log_std = params[log_std_at:]
+    glog = grad[log_std_at:]
+    a_last, c_last = depths[0] - 1, depths[1] - 1
     # The batch's features once (the statistics do not change during the update), transposed.
     _features(x, 0, size, mean, var, norm_clip, norm_eps, has_norm, features)
     done = 0
@@ -220,9 +273,11 @@ def _update(
                 else:
                     nonzero = -1
             use = (lists[0], lists[1], lists[2], nonzero)
-            _forward_both(aw, ab, cw, cb, fv, a_acts, c_acts, m, cols, activation, use, scratch)
-            logits = a_acts[len(aw) - 1, : n_act * cols].reshape(n_act, cols)
-            value = c_acts[len(cw) - 1, :cols].reshape(1, cols)
+            _forward_both(
+                params, layout, depths, fv, a_acts, c_acts, m, cols, activation, use, scratch
+            )
+            logits = a_acts[a_last, : n_act * cols].reshape(n_act, cols)
+            value = c_acts[c_last, :cols].reshape(1, cols)
             dlogits = g[0, : n_act * cols].reshape(n_act, cols)
             dvalue = g[2, :cols].reshape(1, cols)
             row = stats[done]
@@ -255,7 +310,7 @@ def _update(
                 row,
             )
             _backward_both(
-                aw, gaw, gab, cw, gcw, gcb, fv, a_acts, c_acts, g, cols, activation, use, scratch
+                params, grad, layout, depths, fv, a_acts, c_acts, g, cols, activation, use, scratch
             )
             row[5] = clip_and_adam(params, grad, exp_avg, exp_avg_sq, max_norm, lr, step + 1)
             if not math.isfinite(row[5]):
@@ -334,23 +389,24 @@ class CompiledUpdate:
         self.exp_avg_sq = np.zeros(total, dtype=np.float32)
         self.steps = 0
         self.updates = 0
-        grads = [self._grad[a:b].reshape(p.shape) for p, a, b in self._spans()]
-        self._params = tuple(_view(p).reshape(-1) for p in tensors)
-        self._aw = tuple(_view(layer.weight) for layer in actor)
-        self._ab = tuple(_view(layer.bias) for layer in actor)
-        self._cw = tuple(_view(layer.weight) for layer in critic)
-        self._cb = tuple(_view(layer.bias) for layer in critic)
-        depth_a = len(actor)
-        self._gaw = tuple(grads[0 : 2 * depth_a : 2])
-        self._gab = tuple(grads[1 : 2 * depth_a : 2])
-        self._gcw = tuple(grads[2 * depth_a :: 2][: len(critic)])
-        self._gcb = tuple(grads[2 * depth_a + 1 :: 2][: len(critic)])
-        if self.discrete:
-            self._log_std = np.zeros(0, dtype=np.float32)
-            self._glog = np.zeros(0, dtype=np.float32)
-        else:
-            self._log_std = _view(network.log_std)
-            self._glog = grads[-1]
+        # The kernel's flat copy of the parameters (in the gradients' layout) and where each
+        # layer's weight and bias lie in it: (offset of the weight, of the bias, out, in) a row.
+        self._views = tuple(_view(p).reshape(-1) for p in tensors)
+        self._flat = np.zeros(total, dtype=np.float32)
+        layers = actor + critic
+        self._layout = np.array(
+            [
+                [
+                    self._offsets[2 * k],
+                    self._offsets[2 * k + 1],
+                    layer.out_features,
+                    layer.in_features,
+                ]
+                for k, layer in enumerate(layers)
+            ],
+            dtype=np.int64,
+        )
+        self._log_std_at = int(self._offsets[2 * len(layers)])  # the end, for Discrete actions
         norm = network.obs_norm
         if norm is None:
             self._mean = self._var = np.zeros(0)
@@ -496,7 +552,10 @@ class CompiledUpdate:
         """The kernel's call on checked inputs; returns the steps it took."""
         s = self._settings
         norm_clip, norm_eps, has_norm = self._norm
-        return _update(
+        flat = self._flat
+        for view, a, b in zip(self._views, self._offsets[:-1], self._offsets[1:], strict=True):
+            flat[a:b] = view
+        done = _update(
             order,
             minibatch,
             obs,
@@ -510,17 +569,10 @@ class CompiledUpdate:
             norm_clip,
             norm_eps,
             has_norm,
-            self._aw,
-            self._ab,
-            self._cw,
-            self._cb,
-            self._log_std,
-            self._gaw,
-            self._gab,
-            self._gcw,
-            self._gcb,
-            self._glog,
-            self._params,
+            flat,
+            self._layout,
+            self._depths,
+            self._log_std_at,
             self._grad,
             self.exp_avg,
             self.exp_avg_sq,
@@ -544,6 +596,9 @@ class CompiledUpdate:
             self._probs,
             self._stats,
         )
+        for view, a, b in zip(self._views, self._offsets[:-1], self._offsets[1:], strict=True):
+            view[:] = flat[a:b]
+        return done
 
     @property
     def threads(self):
