@@ -53,7 +53,7 @@ NAMES = ("random", "negamax")
 RANDOM = 0
 NEGAMAX = 1
 # Agents that move from Python: "perfect" keeps a transposition table of megabytes between moves,
-# more than an agent's per-match words hold (``solver.Perfect``).
+# more than an agent's per-match words hold (``perfect.Perfect``).
 HOST_AGENTS = ("perfect",)
 STANDARD = {"rows": 6, "columns": 7, "inarow": 4}
 
@@ -497,7 +497,7 @@ def act(kind, obs, i, player, step, cfg, memory, r):
 
 def host_agent(name, config):
     """The host agent ``name`` for a game of configuration ``config``: "perfect", the solver's
-    player (``solver.Perfect``), for the standard board only (ValueError for any other)."""
+    player (``perfect.Perfect``), for the standard board only (ValueError for any other)."""
     if name not in HOST_AGENTS:
         raise ValueError(f"connectx has no host agent {name!r}; it has {', '.join(HOST_AGENTS)}")
     board = {k: int(config[k]) for k in STANDARD}
@@ -507,6 +507,6 @@ def host_agent(name, config):
             f"not rows={board['rows']}, columns={board['columns']}, inarow={board['inarow']}: "
             "its solver is written for that board"
         )
-    from .solver import Perfect  # compiled where first played
+    from .perfect import Perfect  # compiled where first played
 
     return Perfect()

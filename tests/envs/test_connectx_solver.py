@@ -24,7 +24,7 @@ from tests.kaggle import reference
 from vecenv import kaggle as vk
 from vecenv import selfplay, tournament
 from vecenv.arena.client import kaggle_policy
-from vecenv.envs.connectx import agents, solver
+from vecenv.envs.connectx import agents, perfect, solver
 from vecenv.kaggle import agents as kaggle_agents
 from vecenv.kernels.agents import AGENT_RNG
 from vecenv.seats import Seats, builtin_names
@@ -513,7 +513,7 @@ def test_perfect_as_the_aisysproj_opponent_continues_a_run_identically():
 
 
 def test_perfect_in_the_opening_sees_wins_and_losses_forced_within_its_horizon():
-    agent = solver.Perfect(table_size=solver.SMALL_TABLE)
+    agent = perfect.Perfect(table_size=solver.SMALL_TABLE)
 
     def moves(board, mark, count=64):
         rngs = np.zeros(count, dtype=AGENT_RNG)

@@ -783,8 +783,10 @@ def test_unknown_render_mode_raises():
 
 
 def test_html_render_shows_the_final_board(open_page):
-    env = vk.make("connectx", configuration={"rows": 7, "columns": 8})
-    for column in [0, 0, 1, 1, 2, 2, 3]:
+    # A board other than the default (the page draws the configuration's), one this file's runs
+    # already compiled (each board shape is a record type of its own).
+    env = vk.make("connectx", configuration={"rows": 5, "columns": 4, "inarow": 3})
+    for column in [0, 0, 1, 1, 2]:
         env.step([column, column])
     page = env.render(mode="html")
     assert "window.kaggle" in page and "vecenvReplay" in page
@@ -797,7 +799,7 @@ def test_html_render_shows_the_final_board(open_page):
     assert state["numSteps"] == len(env.steps)
     assert "Player 1 (red) wins" in state["status"]
     board = env.state[0].observation.board
-    replay._assert_grid_colours(opened, state, board, 7, 8, replay.CONNECTX_FILLS)
+    replay._assert_grid_colours(opened, state, board, 5, 4, replay.CONNECTX_FILLS)
     assert opened.requests == []
 
 
