@@ -130,7 +130,10 @@ def warm(games=None, parts=DEFAULT_PARTS, jobs=None, progress=None):
     elsewhere = [g for g in games if g not in results]
     if elsewhere:
         # Processes of their own (spawned: numba's threads and a caller's state stay out of
-        # them), the games handed out one at a time.
+        # them), the games handed out one at a time, the two-agent ones first: their agents and
+        # search make them the longest to compile, and a long one started last keeps the
+        # others' processes idle at the end.
+        elsewhere.sort(key=lambda g: registry.get_spec(g).num_agents != 2)
         context = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
             futures = [pool.submit(_warm_one, g, parts) for g in elsewhere]
