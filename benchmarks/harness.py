@@ -459,6 +459,100 @@ def pgx_round(n, steps, game="connect_four"):
     return round_fn, finished
 
 
+# -- EnvPool's C++ ports of Pgx's games, both sides drawing their moves in numpy ----------------
+
+
+def uniform_legal(mask, rng):
+    """A uniformly drawn true column of each row of ``mask`` (N, A) bool (0 where none): one
+    pass over the mask, then one draw a row among its true columns. The same code draws
+    vecenv's moves and EnvPool's, so neither side's time includes a cheaper draw."""
+    rows, columns = np.nonzero(mask)
+    counts = np.bincount(rows, minlength=mask.shape[0])
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    picks = starts + (rng.random(mask.shape[0]) * counts).astype(np.int64)
+    return np.where(counts > 0, columns[np.minimum(picks, len(columns) - 1)], 0).astype(np.int32)
+
+
+def numpy_vecenv_round(game, n, steps, **configuration):
+    """``steps`` steps of ``n`` games of vecenv's two-agent ``game``, the agent to move in each
+    (its status ACTIVE) playing ``uniform_legal`` of ``obs["legal"]``, next-step autoreset (as
+    EnvPool's); one thread. Returns the round function (its kernels compiled)."""
+    import vecenv
+    from vecenv.kernels.turns import ACTIVE
+
+    engine = vecenv.make(game, num_envs=n, seed=0, autoreset="next_step", **configuration)
+    rng = np.random.default_rng(0)
+    rows = np.arange(n)
+    actions = np.zeros((n, 2), dtype=np.int64)
+
+    def round_fn():
+        for _ in range(steps):
+            mover = np.argmax(engine.states["status"] == ACTIVE, axis=1)
+            actions[rows, mover] = uniform_legal(engine.obs["legal"], rng)
+            engine.step(actions)
+
+    round_fn()  # compiles (or loads) the kernels
+    return round_fn
+
+
+def numpy_envpool_round(task, n, steps):
+    """EnvPool's ``task`` (gymnasium API, ``num_threads=1``, ``batch_size = num_envs = n``):
+    ``steps`` steps a round, each game's player to act playing ``uniform_legal`` of
+    ``info["legal_action_mask"]``. Returns the round function (its games built)."""
+    envpool = envpool_module()
+    env = envpool.make(task, env_type="gymnasium", num_envs=n, batch_size=n, num_threads=1, seed=0)
+    _, info = env.reset()
+    rng = np.random.default_rng(0)
+    held = [info]
+
+    def round_fn():
+        info = held[0]
+        for _ in range(steps):
+            info = env.step(uniform_legal(info["legal_action_mask"], rng))[-1]
+        held[0] = info
+
+    round_fn()
+    return round_fn
+
+
+def against_envpool(benchmark, key, ours, theirs, steps, n, rounds):
+    """Times ``ours`` (pytest-benchmark) and ``theirs`` (by hand, untimed by pytest-benchmark)
+    round by round, EnvPool's before each of vecenv's, on one CPU, and records both (plies of
+    ``steps`` steps of ``n`` games: the keys ``key + ("vecenv-numpy-T1",)`` and ``key +
+    ("envpool-T1",)``). In smoke mode one round of each."""
+    spent = []
+
+    def theirs_timed():
+        start = time.perf_counter()
+        theirs()
+        spent.append(time.perf_counter() - start)
+
+    with one_cpu():
+        if benchmark.disabled:
+            theirs_timed()
+            benchmark(ours)
+        else:
+            benchmark.pedantic(ours, setup=theirs_timed, rounds=rounds, iterations=1)
+            benchmark.extra_info["envpool"] = report.record_rounds(
+                key + ("envpool-T1",), spent, steps, n
+            )
+    report.record(benchmark, key + ("vecenv-numpy-T1",), steps, n, unit="plies", threads=1)
+
+
+def declare_envpool(section, key, task, target):
+    """The report's row of vecenv against EnvPool's ``task``, both drawing in numpy."""
+    report.label(key + ("vecenv-numpy-T1",), "vecenv, numpy's draws, T=1")
+    report.label(key + ("envpool-T1",), f"envpool {task}, numpy's draws, T=1")
+    report.compare(
+        section,
+        f"{key[1]}: one thread each",
+        key + ("vecenv-numpy-T1",),
+        key + ("envpool-T1",),
+        target=target,
+        target_text=f"target >= {target:g}x",
+    )
+
+
 @contextlib.contextmanager
 def one_cpu():
     """Every thread of the process held to one CPU (the lowest it may use), as ``taskset`` holds

@@ -17,33 +17,33 @@ takes a minute; ``tests/envs`` replays Pgx's games already).
 gymnasium API, ``num_threads=1``, ``batch_size = num_envs``): both sides step N = 4096 games with
 random legal moves drawn in numpy from the legal mask each shows (EnvPool's
 ``info["legal_action_mask"]``, vecenv's ``obs["legal"]``), the same drawing code on both sides
-(``draw``: one pass over the mask), next-step autoreset on both; 8 steps a round, the rounds
-alternating between the sides (EnvPool's timed by hand before each of vecenv's), both held to one
-CPU. Target: at least 10x. EnvPool is an optional peer (``pip install envpool==1.2.5``): where it
-does not install or import, its benchmark skips with the reason.
+(``harness.uniform_legal``: one pass over the mask), next-step autoreset on both; 8 steps a
+round, the rounds alternating between the sides (EnvPool's timed by hand before each of
+vecenv's), both held to one CPU. Target: at least 10x. EnvPool is an optional peer (``pip
+install envpool==1.2.5``): where it does not install or import, its benchmark skips with the
+reason (``harness.against_envpool``; ``test_bench_envpool_games.py`` the other board games).
 
 Keys: ("selfplay", game, 4096, impl) with impl "vecenv-stream-T1", "vecenv-stream-T2",
 "pgx-scan-1cpu", "pgx-scan", "vecenv-numpy-T1", "envpool-T1" (plies per second).
 """
 
 import contextlib
-import time
 
-import numpy as np
 import pytest
 import report
 from harness import (
+    against_envpool,
     cpu_threads,
+    declare_envpool,
     declare_pgx,
-    envpool_module,
+    numpy_envpool_round,
+    numpy_vecenv_round,
     one_cpu,
     pgx_round,
     stream_round,
     timed,
     timed_for,
 )
-
-import vecenv
 
 GAMES = {  # ours: (Pgx's id, EnvPool's task, Pgx's rounds)
     "animal_shogi": ("animal_shogi", "AnimalShogi-v1", 3),
@@ -65,15 +65,11 @@ def _declare():
         key = ("selfplay", game, N)
         section = f"{game} random self-play, N={N}: vecenv (plies/s) vs Pgx {pgx_id} (jax CPU)"
         declare_pgx(section, f"random vs random N={N}", key, IMPLS[:2], T, TARGET)
-        report.label(key + ("vecenv-numpy-T1",), "vecenv, numpy's draws, T=1")
-        report.label(key + ("envpool-T1",), f"envpool {task}, numpy's draws, T=1")
-        report.compare(
+        declare_envpool(
             f"{game} random self-play, N={N}: vecenv vs EnvPool's C++ {task} (numpy's draws)",
-            "one thread each",
-            key + ("vecenv-numpy-T1",),
-            key + ("envpool-T1",),
-            target=TARGET,
-            target_text=f"target >= {TARGET:g}x",
+            key,
+            task,
+            TARGET,
         )
 
 
@@ -107,71 +103,10 @@ def test_random_selfplay_against_pgx(benchmark, game, impl):
     report.record(benchmark, ("selfplay", game, N, impl), n * steps, 1, unit="plies", **info)
 
 
-def draw(mask, rng):
-    """A uniformly drawn true column of each row of ``mask`` (N, A) bool (0 where none): one
-    pass over the mask, then a draw per row among its true columns."""
-    rows, columns = np.nonzero(mask)
-    counts = np.bincount(rows, minlength=mask.shape[0])
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    picks = starts + (rng.random(mask.shape[0]) * counts).astype(np.int64)
-    return np.where(counts > 0, columns[np.minimum(picks, len(columns) - 1)], 0).astype(np.int32)
-
-
-def _vecenv_round(game, n, steps):
-    engine = vecenv.make(game, num_envs=n, seed=0, autoreset="next_step")
-    rng = np.random.default_rng(0)
-    rows = np.arange(n)
-
-    def round_fn():
-        for _ in range(steps):
-            turn = engine.states["turn"].astype(np.int64)
-            actions = np.zeros((n, 2), dtype=np.int64)
-            actions[rows, turn] = draw(engine.obs["legal"], rng)
-            engine.step(actions)
-
-    round_fn()  # compiles (or loads) the kernels
-    return round_fn
-
-
-def _envpool_round(task, n, steps):
-    envpool = envpool_module()
-    env = envpool.make(task, env_type="gymnasium", num_envs=n, batch_size=n, num_threads=1, seed=0)
-    _, info = env.reset()
-    rng = np.random.default_rng(0)
-    held = [info]
-
-    def round_fn():
-        info = held[0]
-        for _ in range(steps):
-            info = env.step(draw(info["legal_action_mask"], rng))[-1]
-        held[0] = info
-
-    round_fn()
-    return round_fn
-
-
 @pytest.mark.parametrize("game", GAMES)
 def test_random_selfplay_against_envpool(benchmark, game):
     benchmark.group = f"{game} random self-play N={N}, numpy's draws"
-    smoke = benchmark.disabled
-    n, steps = (SMOKE_N, 1) if smoke else (N, NUMPY_STEPS)
-    theirs = _envpool_round(GAMES[game][1], n, steps)
-    ours = _vecenv_round(game, n, steps)
-    spent = []
-
-    def theirs_timed():  # untimed by pytest-benchmark: EnvPool's round before each of ours
-        start = time.perf_counter()
-        theirs()
-        spent.append(time.perf_counter() - start)
-
-    key = ("selfplay", game, N)
-    with one_cpu():
-        if smoke:
-            theirs_timed()
-            benchmark(ours)
-        else:
-            benchmark.pedantic(ours, setup=theirs_timed, rounds=NUMPY_ROUNDS, iterations=1)
-            benchmark.extra_info["envpool"] = report.record_rounds(
-                key + ("envpool-T1",), spent, steps, n
-            )
-    report.record(benchmark, key + ("vecenv-numpy-T1",), steps, n, unit="plies", threads=1)
+    n, steps = (SMOKE_N, 1) if benchmark.disabled else (N, NUMPY_STEPS)
+    theirs = numpy_envpool_round(GAMES[game][1], n, steps)
+    ours = numpy_vecenv_round(game, n, steps)
+    against_envpool(benchmark, ("selfplay", game, N), ours, theirs, steps, n, NUMPY_ROUNDS)
