@@ -689,6 +689,43 @@ class Player:
         name = f"alphazero+mcts:{simulations}" if name is None else name
         return search.MCTSAgent(simulations, name=name, evaluator=self.evaluator, **options)
 
+    def kaggle_submission(self, simulations=None):
+        """The text of one self-contained Kaggle ``submission.py`` playing this network
+        (``vecenv.kaggle.submission``): numpy's forward pass of it, searching as ``agent()``
+        does with ``simulations`` a move (the player's own where None; 0: the network alone).
+        A game whose rules the file does not carry, or simulations out of range, is a
+        ValueError."""
+        from vecenv.kaggle import submission
+
+        simulations = self.simulations if simulations is None else simulations
+        if not is_integer(simulations) or not 0 <= simulations <= search.MAX_SIMULATIONS:
+            raise ValueError(
+                f"simulations must be an integer in [0, {search.MAX_SIMULATIONS}], "
+                f"got {simulations!r}"
+            )
+
+        def arrays(layer):
+            return (
+                layer.weight.detach().cpu().numpy().astype(np.float32),
+                layer.bias.detach().cpu().numpy().astype(np.float32),
+            )
+
+        net = self.network
+        return submission.source(
+            {
+                "kind": "alphazero",
+                "game": self.game,
+                "configuration": dict(self.configuration),
+                "fields": [list(f) for f in self.features.fields],
+                "crosses": [list(c) for c in self.features.crosses],
+                "trunk": [arrays(layer) for layer in net.trunk if isinstance(layer, nn.Linear)],
+                "policy": arrays(net.policy),
+                "value": arrays(net.value),
+                "actions": int(net.policy.out_features),
+                "simulations": int(simulations),
+            }
+        )
+
 
 def load(path, game=None):
     """The ``Player`` saved at ``path``; a file that is no AlphaZero checkpoint, or one of

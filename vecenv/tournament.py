@@ -49,29 +49,50 @@ def checkpoint(path, game=None, simulations=None, name=None):
     with the search, ``simulations`` a move (None: those its run evaluated it with; 0: the
     network alone, no search). A missing file, a file that is neither, or a checkpoint of
     another game than ``game`` is a ValueError."""
-    from vecenv import alphazero, checkpoints, ppo  # PyTorch: only where a checkpoint is named
+    from vecenv import alphazero, ppo  # PyTorch: only where a checkpoint is named
 
-    if not os.path.isfile(path):
-        raise ValueError(f"{path}: no such checkpoint file")
     name = path if name is None else name
-    data = checkpoints.read(path)  # once, checked (vecenv.checkpoints)
+    data = _read(path)
     kind = data.get("format")
     if kind == alphazero.FORMAT:
         player = alphazero.from_data(data, path, game=game)
         if simulations == 0:
             return _Named(player.policy, name)
         return player.agent(simulations, name=name)
-    if kind != ppo.checkpoint.FORMAT:
-        raise ValueError(
-            f"{path}: not a vecenv checkpoint (a policy of vecenv train ppo or a network of "
-            "vecenv train alphazero)"
-        )
     if simulations is not None:
         raise ValueError(
             f"{name!r}: only an AlphaZero checkpoint (vecenv train alphazero) plays with "
             f"N simulations; {path} is a PPO policy"
         )
     return ppo.checkpoint.from_data(data, path, game=game).selfplay
+
+
+def load(path, game=None):
+    """The checkpoint at ``path`` loaded, told apart by its contents: an AlphaZero network's
+    ``vecenv.alphazero.Player`` or a PPO policy's ``vecenv.ppo.Policy``. A missing file, a file
+    that is neither, or a checkpoint of another game than ``game`` is a ValueError."""
+    from vecenv import alphazero, ppo  # PyTorch: only where a checkpoint is named
+
+    data = _read(path)
+    if data.get("format") == alphazero.FORMAT:
+        return alphazero.from_data(data, path, game=game)
+    return ppo.checkpoint.from_data(data, path, game=game)
+
+
+def _read(path):
+    """The data of the checkpoint file ``path``, read once and checked (``vecenv.checkpoints``):
+    an AlphaZero network's or a PPO policy's, else a ValueError."""
+    from vecenv import alphazero, checkpoints, ppo
+
+    if not os.path.isfile(path):
+        raise ValueError(f"{path}: no such checkpoint file")
+    data = checkpoints.read(path)
+    if data.get("format") not in (alphazero.FORMAT, ppo.checkpoint.FORMAT):
+        raise ValueError(
+            f"{path}: not a vecenv checkpoint (a policy of vecenv train ppo or a network of "
+            "vecenv train alphazero)"
+        )
+    return data
 
 
 class _Named:

@@ -6,6 +6,7 @@
         [--save FILE] [--compare FILE --fail-over 10%] | --history DIR --plot FILE.png
     vecenv play connectx --agents negamax random --matches 10000 [--replay FILE.html] [--ray ADDR]
     vecenv tournament connectx --agents negamax random A.pt --matches-per-pair M [--ray ADDR]
+    vecenv export kaggle FILE.pt --out submission.py [--simulations N]
     vecenv arena serve | env add | agent add | agents | play   (see vecenv.cli.arena)
     vecenv new NAME [--dir DIR] [--agents 1|2]       (see vecenv.cli.game)
     vecenv check NAME_OR_PATH [--only CHECK ...]
@@ -23,11 +24,11 @@ import warnings
 
 from vecenv.extras import MissingExtra
 
-from . import arena, bench, game, listing, play, tournament, train, warm
+from . import arena, bench, export, game, listing, play, tournament, train, warm
 from .common import PROG, CliError
 
 # The commands, one module each, in the order ``--help`` lists them.
-COMMANDS = (listing, train, bench, play, tournament, arena, game, warm)
+COMMANDS = (listing, train, bench, play, tournament, export, arena, game, warm)
 
 
 class Parser(argparse.ArgumentParser):

@@ -107,6 +107,47 @@ class Policy:
                 f"train one on {game} (vecenv train ppo --env {game})"
             )
 
+    def kaggle_submission(self):
+        """The text of one self-contained Kaggle ``submission.py`` playing this policy's greedy
+        legal moves (``vecenv.kaggle.submission``), its network in numpy. A policy of a game
+        whose rules the file does not carry, or of other than Dict observations and Discrete
+        actions from 0, is a ValueError."""
+        from vecenv.kaggle import submission
+
+        game = game_of(self.env_id)
+        submission.check_game(game)
+        space, action = describe(self.observation_space), describe(self.action_space)
+        if space["kind"] != "dict" or action["kind"] != "discrete" or action["start"] != 0:
+            raise ValueError(
+                "a Kaggle submission plays a policy of Dict observations and Discrete actions "
+                f"from 0, not {space['kind']} observations and {action['kind']} actions"
+            )
+        keep = ("kind", "shape", "n", "start", "nvec")
+        fields = [[name, {k: f[k] for k in keep if k in f}] for name, f in space["fields"]]
+        net, norm = self.network, None
+        if net.obs_norm is not None:  # float64, as the policy scales by them
+            norm = tuple(t.detach().cpu().numpy() for t in (net.obs_norm.mean, net.obs_norm.var))
+        layers = [
+            (
+                layer.weight.detach().cpu().numpy().astype(np.float32),
+                layer.bias.detach().cpu().numpy().astype(np.float32),
+            )
+            for layer in net.actor
+            if isinstance(layer, torch.nn.Linear)
+        ]
+        return submission.source(
+            {
+                "kind": "ppo",
+                "game": game,
+                "configuration": {},
+                "fields": fields,
+                "norm": norm,
+                "actor": layers,
+                "activation": net.activation,
+                "actions": int(action["n"]),
+            }
+        )
+
     def act(self, obs, batch, mask=None, greedy=True, generator=None):
         """Actions for a batch of ``batch`` observations (as the env takes them)."""
         x = torch.from_numpy(flatten(self.observation_space, obs, batch))
