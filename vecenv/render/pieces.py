@@ -1,7 +1,49 @@
-"""Chess pieces drawn as simple shapes on numpy canvases: the chess games' frames (``chess``,
-``gardner_chess``) draw their boards' pieces with ``chessman``."""
+"""Chess pieces drawn as simple shapes on numpy canvases, and the chess games' frames (``chess``,
+``gardner_chess``): a square board of ``size`` files and ranks, squares numbered ``size * file +
+rank``, a piece's code its kind (1 pawn .. 6 king), positive for white."""
+
+import numpy as np
 
 from . import draw
+
+LIGHT = (0xF0, 0xD9, 0xB5)
+DARK = (0xB5, 0x88, 0x63)
+EDGE = (0x5D, 0x40, 0x37)
+WHITE = (0xFA, 0xFA, 0xFA)
+BLACK = (0x21, 0x21, 0x21)
+LETTERS = ".pnbrqk"
+
+
+def board_text(board, size):
+    """The board as text: the last rank on top, white in capitals, "." for an empty square
+    (python-chess's layout)."""
+    board = np.asarray(board)
+    rows = []
+    for rank in range(size - 1, -1, -1):
+        cells = []
+        for file in range(size):
+            code = int(board[size * file + rank])
+            letter = LETTERS[abs(code)]
+            cells.append(letter.upper() if code > 0 else letter)
+        rows.append(" ".join(cells))
+    return "\n".join(rows)
+
+
+def board_picture(board, size, cell):
+    """The board as an RGB picture: squares of ``cell`` pixels in a one-pixel frame, the first
+    rank at the bottom, each piece drawn by ``chessman``."""
+    side = size * cell + 2
+    img = draw.canvas(side, side, EDGE)
+    board = np.asarray(board)
+    for file in range(size):
+        for rank in range(size):
+            left, top = 1 + file * cell, 1 + (size - 1 - rank) * cell
+            img[top : top + cell, left : left + cell] = DARK if (file + rank) % 2 == 0 else LIGHT
+            code = int(board[size * file + rank])
+            if code:
+                fill, line = (WHITE, BLACK) if code > 0 else (BLACK, WHITE)
+                chessman(img, abs(code), left + cell / 2, top + cell / 2, fill, line, cell)
+    return img
 
 
 def chessman(img, kind, cx, cy, fill, line, cell):
