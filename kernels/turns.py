@@ -100,6 +100,17 @@ def settle(s, a, won, full):
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
+def to_move(s):
+    """The mark (1 or 2) of the agent to move in a two-agent turn-based game, one ACTIVE and the
+    other INACTIVE; else 0 (the game is over, or both move at once)."""
+    if s.status[0] == ACTIVE and s.status[1] == INACTIVE:
+        return 1
+    if s.status[1] == ACTIVE and s.status[0] == INACTIVE:
+        return 2
+    return 0
+
+
+@nb.njit(cache=True, error_model="numpy", inline="always")
 def mover(s):
     """The agent whose turn it is in a two-agent turn-based game, or -1 when the statuses are not
     one ACTIVE and one INACTIVE: then, as Kaggle's turn-based interpreters do, the ACTIVE one (if

@@ -36,6 +36,7 @@ from vecenv.kernels.turns import (
     begin_rewards,
     end_step,
     mover,
+    to_move,
 )
 
 EMPTY = 0
@@ -379,16 +380,6 @@ def step(s, cfg, actions, rewards):
             s.status[a] = INACTIVE
             s.status[1 - a] = ACTIVE
     return end_step(s, cfg, rewards)
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def to_move(s):
-    """The mark of the agent to move (one ACTIVE, the other INACTIVE), else 0."""
-    if s.status[0] == ACTIVE and s.status[1] == INACTIVE:
-        return BLACK
-    if s.status[1] == ACTIVE and s.status[0] == INACTIVE:
-        return WHITE
-    return 0
 
 
 @nb.njit(cache=True, error_model="numpy")

@@ -26,6 +26,7 @@ from vecenv.kernels.turns import (
     begin_rewards,
     end_step,
     mover,
+    to_move,
 )
 
 EMPTY = 0
@@ -180,16 +181,6 @@ def step(s, cfg, actions, rewards):
             s.status[a] = INACTIVE
             s.status[1 - a] = ACTIVE
     return end_step(s, cfg, rewards)
-
-
-@nb.njit(cache=True, error_model="numpy", inline="always")
-def to_move(s):
-    """The mark of the agent to move, else 0."""
-    if s.status[0] == ACTIVE and s.status[1] == INACTIVE:
-        return BLACK
-    if s.status[1] == ACTIVE and s.status[0] == INACTIVE:
-        return WHITE
-    return 0
 
 
 @nb.njit(cache=True, error_model="numpy")
