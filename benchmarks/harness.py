@@ -385,8 +385,8 @@ def stream_round(n, steps, threads, game="connectx", **configuration):
         **configuration,
     )
     seats = Seats(engine)
-    seats.assign("random", np.zeros(n, dtype=np.int64))
-    seats.assign("random", np.ones(n, dtype=np.int64))
+    for seat in range(engine.num_agents):
+        seats.assign("random", np.full(n, seat, dtype=np.int64))
     finished = []
 
     def round_fn():
@@ -474,21 +474,24 @@ def uniform_legal(mask, rng):
 
 
 def numpy_vecenv_round(game, n, steps, **configuration):
-    """``steps`` steps of ``n`` games of vecenv's two-agent ``game``, the agent to move in each
-    (its status ACTIVE) playing ``uniform_legal`` of ``obs["legal"]``, next-step autoreset (as
-    EnvPool's); one thread. Returns the round function (its kernels compiled)."""
+    """``steps`` steps of ``n`` games of vecenv's ``game`` of several agents, the agent to move in
+    each (its status ACTIVE) playing ``uniform_legal`` of ``obs["legal"]`` (its own row, where
+    each agent has one), next-step autoreset (as EnvPool's); one thread. Returns the round
+    function (its kernels compiled)."""
     import vecenv
     from vecenv.kernels.turns import ACTIVE
 
     engine = vecenv.make(game, num_envs=n, seed=0, autoreset="next_step", **configuration)
     rng = np.random.default_rng(0)
     rows = np.arange(n)
-    actions = np.zeros((n, 2), dtype=np.int64)
+    actions = np.zeros((n, engine.num_agents), dtype=np.int64)
+    per_agent = engine.obs["legal"].ndim == 3
 
     def round_fn():
         for _ in range(steps):
             mover = np.argmax(engine.states["status"] == ACTIVE, axis=1)
-            actions[rows, mover] = uniform_legal(engine.obs["legal"], rng)
+            legal = engine.obs["legal"][rows, mover] if per_agent else engine.obs["legal"]
+            actions[rows, mover] = uniform_legal(legal, rng)
             engine.step(actions)
 
     round_fn()  # compiles (or loads) the kernels

@@ -1,4 +1,5 @@
-"""Agent statuses and turns, as kaggle-environments keeps them, for games of several agents.
+"""Agent statuses and turns, as kaggle-environments keeps them, for games of several agents (up
+to ``vecenv.protocol.MAX_AGENTS``).
 
 A game played by several agents keeps, in its state record, ``status`` (one code per agent, below)
 and ``reward`` (each agent's reward as Kaggle reports it: the outcome so far, not a step's delta).
@@ -78,15 +79,16 @@ def end_step(s, cfg, rewards):
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def refuse(s, a):
-    """Agent ``a``'s move is one the game refuses: it is INVALID, the other agent DONE."""
+    """Agent ``a``'s move is one the game refuses: it is INVALID, every other agent DONE."""
+    for k in range(s.status.shape[0]):
+        s.status[k] = DONE
     s.status[a] = INVALID
-    s.status[1 - a] = DONE
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def settle(s, a, won, full):
-    """After agent ``a``'s move in a two-agent board game: a win scores +1/-1 and ends the game,
-    a full board ends it drawn, else the turn passes."""
+    """After agent ``a``'s move in a two-agent board game (two agents only): a win scores +1/-1
+    and ends the game, a full board ends it drawn, else the turn passes."""
     other = 1 - a
     if won:
         s.reward[a] = 1.0
@@ -101,27 +103,39 @@ def settle(s, a, won, full):
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def to_move(s):
-    """The mark (1 or 2) of the agent to move in a two-agent turn-based game, one ACTIVE and the
-    other INACTIVE; else 0 (the game is over, or both move at once)."""
-    if s.status[0] == ACTIVE and s.status[1] == INACTIVE:
-        return 1
-    if s.status[1] == ACTIVE and s.status[0] == INACTIVE:
-        return 2
-    return 0
+    """The mark (1 to the number of agents) of the agent to move in a turn-based game, the one
+    ACTIVE agent while every other is INACTIVE; else 0 (the game is over, or several move at
+    once)."""
+    status = s.status
+    mark = 0
+    for k in range(status.shape[0]):
+        if status[k] == ACTIVE:
+            if mark != 0:
+                return 0
+            mark = k + 1
+        elif status[k] != INACTIVE:
+            return 0
+    return mark
 
 
 @nb.njit(cache=True, error_model="numpy", inline="always")
 def mover(s):
-    """The agent whose turn it is in a two-agent turn-based game, or -1 when the statuses are not
-    one ACTIVE and one INACTIVE: then, as Kaggle's turn-based interpreters do, the ACTIVE one (if
-    the first) and the INACTIVE one become DONE and no move is made."""
+    """The agent whose turn it is in a turn-based game, or -1 when the statuses are not one
+    ACTIVE and the others INACTIVE: then, as Kaggle's turn-based interpreters do, the first
+    ACTIVE agent and the first INACTIVE one (where there are) become DONE and no move is made."""
+    mark = to_move(s)
+    if mark > 0:
+        return mark - 1
     status = s.status
-    active = 0 if status[0] == ACTIVE else 1
-    idle = 0 if status[0] == INACTIVE else 1
-    if status[active] == ACTIVE and status[idle] == INACTIVE:
-        return active
-    if status[active] == ACTIVE:
+    active = -1
+    idle = -1
+    for k in range(status.shape[0]):
+        if status[k] == ACTIVE and active < 0:
+            active = k
+        if status[k] == INACTIVE and idle < 0:
+            idle = k
+    if active >= 0:
         status[active] = DONE
-    if status[idle] == INACTIVE:
+    if idle >= 0:
         status[idle] = DONE
     return -1

@@ -112,7 +112,7 @@ def test_replay_needs_the_actions():
     "args,match",
     [
         (("connectx", ("negamx", "random"), 4), "unknown agent"),
-        (("cartpole", ("random", "random"), 4), "not a two-agent game"),
+        (("cartpole", ("random", "random"), 4), "cartpole is a one-agent game"),
         (("connectx", ("random",), 4), "two agents"),
         (("connectx", ("random", "random"), 0), "positive integer"),
         (("connectx", ("random", 3), 4), "built-in name or a callable"),

@@ -1,10 +1,12 @@
-"""A two-agent game as a one-agent engine: the agent being trained against a fixed opponent.
+"""A game of several agents as a one-agent engine: the agent being trained against fixed
+opponents.
 
 ``OpponentEngine`` has the engine's interface with one agent, so the Gymnasium faces take it as
 they take any engine. The trained agent sits in ``seat``; the opponent (a built-in agent of the
-game, or a batched Python policy, seated by ``vecenv.seats``) plays the other seat inside ``step``,
-as Kaggle's ``train([None, opponent])`` does: after the agent's move, the opponent moves until it
-is the agent's turn again or the game is over; in a simultaneous game both move in the same step.
+game, or a batched Python policy, seated by ``vecenv.seats``) plays every other seat inside
+``step``, as Kaggle's ``train([None, opponent])`` does: after the agent's move, the opponents move
+until it is the agent's turn again or the game is over; in a simultaneous game all move in the
+same step.
 The agent's reward is the sum of its rewards over those moves. A move the game refuses (a full
 column) ends the game as Kaggle rules it: the agent INVALID, with reward -1.
 """
@@ -25,7 +27,7 @@ MAX_REPLIES = 64
 
 
 class OpponentEngine:
-    """N episodes of a two-agent game seen by the agent in ``seat``."""
+    """N episodes of a game of several agents seen by the agent in ``seat``."""
 
     num_agents = 1
 
@@ -41,8 +43,6 @@ class OpponentEngine:
         seat=0,
         **configuration,
     ):
-        if seat not in (0, 1) or not is_integer(seat):
-            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         if max_episode_steps is not None and not (
             is_integer(max_episode_steps) and max_episode_steps >= 0
         ):
@@ -59,19 +59,25 @@ class OpponentEngine:
             max_episode_steps=0,
             **configuration,
         )
-        if self.inner.num_agents != 2:
-            raise ValueError(f"{self.inner.name} is not a two-agent game")
         inner = self.inner
+        agents = inner.num_agents
+        if agents < 2:
+            raise ValueError(f"{inner.name} is a one-agent game: it takes no opponent")
+        if not is_integer(seat) or not 0 <= seat < agents:
+            raise ValueError(f"seat must be an integer in [0, {agents - 1}], got {seat!r}")
         self.name, self.spec, self.config = inner.name, inner.spec, inner.config
         self.num_envs, self.num_threads = inner.num_envs, inner.num_threads
         self.observation, self.action = inner.observation, inner.action
         self.autoreset = autoreset_mode(autoreset)
         self.max_episode_steps = max_episode_steps or None
-        self.seat, self.other = int(seat), 1 - int(seat)
+        self.seat = int(seat)
+        self.others = [k for k in range(agents) if k != self.seat]  # the opponent's seats
+        self.other = self.others[0]
         self.opponent = opponent
         n = self.num_envs
         self.seats = Seats(inner)
-        self.seats.assign(opponent, np.full(n, self.other))
+        for other in self.others:
+            self.seats.assign(opponent, np.full(n, other))
         self._all = np.ones(n, dtype=np.bool_)
         self.obs = {f.name: np.zeros(self._shape(f), dtype=f.dtype) for f in self.observation}
         self.final_obs = (
@@ -84,7 +90,7 @@ class OpponentEngine:
         self._truncated = np.zeros(n, dtype=np.bool_)
         self._finished = np.zeros(n, dtype=np.bool_)  # ended at an earlier call
         self._steps = np.zeros(n, dtype=np.int64)
-        self._actions = np.zeros((n, 2), dtype=np.int64)
+        self._actions = np.zeros((n, agents), dtype=np.int64)
         self.reset()
 
     def _shape(self, field):
@@ -106,8 +112,8 @@ class OpponentEngine:
         return self._truncated
 
     def reset(self, seed=None, mask=None, position=None):
-        """As the engine's; a ``position`` is the two-agent game's, and where the opponent is to
-        move in it, it moves before the agent's first observation."""
+        """As the engine's; a ``position`` is the game's, and where an opponent is to move in it,
+        the opponents move before the agent's first observation."""
         mask = self._all if mask is None else np.asarray(mask, dtype=np.bool_)
         self.inner.reset(seed=seed, mask=mask, position=position)
         if seed is not None:
@@ -172,12 +178,11 @@ class OpponentEngine:
     def _opponent_to_move(self, among):
         status = self.inner.states["status"]
         running = self.inner.states["done"] == 0
-        return (
-            among & running & (status[:, self.other] == ACTIVE) & (status[:, self.seat] != ACTIVE)
-        )
+        theirs = (status[:, self.others] == ACTIVE).any(axis=1)
+        return among & running & theirs & (status[:, self.seat] != ACTIVE)
 
     def _replies(self, among):
-        """The opponent moves until the agent is to move or the game is over."""
+        """The opponents move until the agent is to move or the game is over."""
         for _ in range(MAX_REPLIES):
             rows = self._opponent_to_move(among)
             if not rows.any():
@@ -229,8 +234,9 @@ class OpponentEngine:
 
 
 def engine_for(game, opponent=None, seat=0, **kwargs):
-    """The engine a single-agent face runs: the game's own for a one-agent game; for a two-agent
-    game an ``OpponentEngine`` (``opponent`` defaults to the game's first built-in agent)."""
+    """The engine a single-agent face runs: the game's own for a one-agent game; for a game of
+    several agents an ``OpponentEngine`` (``opponent`` defaults to the game's first built-in
+    agent)."""
     from vecenv import registry
 
     if registry.get_spec(game).num_agents == 1:

@@ -78,7 +78,10 @@ class _Game:
         }
         mask = np.zeros(self.moves, dtype=np.int8)
         if self.active(k):
-            mask[:] = engine.obs[LEGAL][0] if self.legal is not None else 1
+            if self.legal is None:
+                mask[:] = 1
+            else:  # the mover's moves: a shared mask, or its own row of a per-agent one
+                mask[:] = engine.obs[LEGAL][0] if self.legal.shared else engine.obs[LEGAL][0, k]
         return {"observation": observation, "action_mask": mask}
 
     def check(self, agent, action):

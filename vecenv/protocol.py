@@ -8,7 +8,9 @@ A game is a folder ``<name>/`` (anywhere: see ``vecenv.registry``) holding:
 
 **``<name>.json``**, the specification, in kaggle-environments' format plus what arrays need:
 
-- ``name`` (the folder's), ``title``, ``description``, ``version``, ``agents`` ([1] or [2]);
+- ``name`` (the folder's), ``title``, ``description``, ``version``, ``agents`` (a list holding
+  the game's number of agents, 1 to ``MAX_AGENTS``: [1], [2], [3], [4]; the faces take the
+  largest);
 - ``configuration``: {key: {type, default, minimum, maximum, description}}, read by the rules as
   ``cfg.<key>`` (a record: numbers and booleans only);
 - ``observation``: {field: {shape, dtype, low, high, shared, description}}, one array per field,
@@ -57,12 +59,13 @@ Optional:
   what the episode will draw. The contract check "chance" fails a game whose ``step`` draws
   without declaring it.
 
-Two-agent games keep ``status`` and ``reward`` fields and take turns through
-``vecenv.kernels.turns`` (Kaggle's statuses). Chance (dice, cards, tiles) is drawn from the
-episode's own stream (``s.rng``) inside ``reset`` and ``step``, never elsewhere: the same seed then
-gives the same deals for any batch split, and a search gives a record a stream of its own to draw a
-chance outcome (``vecenv.search``), never reading what the episode will draw. Compile every function
-with ``@nb.njit(cache=True, error_model="numpy")``; no Python objects, no allocation.
+Games of two or more agents keep ``status`` and ``reward`` fields (one entry per agent) and take
+turns through ``vecenv.kernels.turns`` (Kaggle's statuses). Chance (dice, cards, tiles) is drawn
+from the episode's own stream (``s.rng``) inside ``reset`` and ``step``, never elsewhere: the same
+seed then gives the same deals for any batch split, and a search gives a record a stream of its
+own to draw a chance outcome (``vecenv.search``), never reading what the episode will draw.
+Compile every function with ``@nb.njit(cache=True, error_model="numpy")``; no Python objects, no
+allocation.
 
 **``agents.py``** (optional), built-in agents that move inside the engine: ``NAMES`` (their
 names; the index is the agent's kind), ``MEMORY`` (int64 words an agent keeps per match, or a
@@ -85,6 +88,9 @@ streams, advanced in place), refusing a configuration it cannot play with a Valu
 """
 
 SPEC_SUFFIX = ".json"
+# The most agents a game may declare: every face and tool sizes its seats from the game's count;
+# those two-player by nature (the arena's ratings, AISysProj, the search) refuse more than two.
+MAX_AGENTS = 4
 RULES = "rules"
 REQUIRED_RULES = ("FIELDS", "reset", "step", "observe")
 OPTIONAL_RULES = (

@@ -65,13 +65,13 @@ from vecenv.kernels.agents import AGENT_RNG
 from vecenv.kernels.rng import seed_words
 from vecenv.kernels.turns import ACTIVE, INVALID
 
-from . import memory, registry, variants
+from . import memory, variants
 from .engine import Engine
 from .inputs import SEED_LIMIT, fresh_seed
 from .search_checks import (
     SETTING_LIMIT,
     bool_mask,
-    check_perfect_information,
+    check_searchable_game,
     finite,
     float_array,
     positive,
@@ -197,12 +197,7 @@ class MCTS:
                 raise ValueError("an engine brings its configuration: give none beside it")
             engine = game
         else:
-            spec = registry.get_spec(game)
-            if spec.num_agents > 2:  # before an engine is made (and compiled)
-                raise ValueError(
-                    f"{spec.name} has {spec.num_agents} agents: the search plays one or two"
-                )
-            check_perfect_information(game)
+            check_searchable_game(game)  # before an engine is made (and compiled)
             engine = Engine(game, num_envs=1, seed=0, autoreset="disabled", **configuration)
         self.engine = engine
         self.name = engine.name

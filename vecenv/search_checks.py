@@ -54,6 +54,18 @@ def check_perfect_information(game):
         )
 
 
+def check_searchable_game(game):
+    """A ValueError for a game the agent ``mcts`` cannot play: one of hidden information
+    (``check_perfect_information``) or of more than two agents (the search backs a value up
+    for one agent, or for two whose gains are each other's losses)."""
+    check_perfect_information(game)
+    agents = registry.get_spec(game).num_agents
+    if agents > 2:
+        raise ValueError(
+            f"{registry.resolve(game)} has {agents} agents: the search plays games of one or two"
+        )
+
+
 @dataclasses.dataclass(frozen=True)
 class Searchable:
     """What the search needs of a game it can search: the action value of index 0, the number

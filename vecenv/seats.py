@@ -1,6 +1,6 @@
-"""Agents in the seats of a two-agent engine: ``Seats(engine)`` puts a built-in agent (the game's
-numba policy, moving inside the compiled step) or a batched Python policy in each seat of every
-episode.
+"""Agents in the seats of an engine of several agents: ``Seats(engine)`` puts a built-in agent
+(the game's numba policy, moving inside the compiled step) or a batched Python policy in each seat
+of every episode.
 
 It is the engine's own machinery, below every face: the Gymnasium opponent
 (``vecenv.opponent``), the AISysProj environment, ``vecenv.selfplay.play``'s matches and the PPO
@@ -27,7 +27,7 @@ from .spec import is_integer
 def builtin_names(game):
     """The names of the agents every seat of ``game`` may be given: its own (``agents.py``:
     those moving inside the engine, then its host agents) and, for a two-agent game of perfect
-    information, ``mcts`` (``vecenv.search``)."""
+    information, ``mcts`` (``vecenv.search``: two agents only)."""
     module = registry.game_module(game, "agents")
     names = tuple(module.NAMES) if module is not None else ()
     names += host_names(game)
@@ -48,7 +48,7 @@ def check_agent(game, agent):
     included), the search agent (``mcts``, ``mcts:N`` or a ``search.MCTSAgent``) or a
     callable."""
     if search.agent_spec(agent) is not None:
-        search_checks.check_perfect_information(game)
+        search_checks.check_searchable_game(game)
         return
     module = registry.game_module(game, "agents")
     names = tuple(module.NAMES) if module is not None else ()
@@ -131,7 +131,7 @@ def _array(name, doc):
 
 
 class Seats:
-    """Who plays which seat of every episode of a two-agent engine, and their moves.
+    """Who plays which seat of every episode of an engine of A agents, and their moves.
 
     Built-in agents keep, per episode and seat, their memory and random stream (derived from the
     episode's seed, so an episode's moves never depend on the others); Python policies are called
@@ -140,31 +140,31 @@ class Seats:
     # The compiled step takes these arrays without checking their types: they can be read and
     # written in place, never replaced.
     kinds = _array(
-        "_kinds", "(N, 2) int64: each seat's built-in agent (its index in ``names``), -1 for none"
+        "_kinds", "(N, A) int64: each seat's built-in agent (its index in ``names``), -1 for none"
     )
-    memory = _array("_memory", "(N, 2, words) int64: each built-in agent's memory")
-    rngs = _array("_rngs", "(N, 2) records: each built-in agent's random stream")
-    actions = _array("_actions", "(N, 2): the moves of the last ``step``")
-    returns = _array("_returns", "(N, 2) float64: rewards summed over every ``step``")
+    memory = _array("_memory", "(N, A, words) int64: each built-in agent's memory")
+    rngs = _array("_rngs", "(N, A) records: each built-in agent's random stream")
+    actions = _array("_actions", "(N, A): the moves of the last ``step``")
+    returns = _array("_returns", "(N, A) float64: rewards summed over every ``step``")
     ends = _array("_ends", "(N,) int64: episodes ended over every ``step``")
 
     def __init__(self, engine):
         self.engine = engine
-        m = engine.num_envs
+        m, a = engine.num_envs, engine.num_agents
         self.module = registry.game_module(engine.name, "agents")
         self.names = tuple(self.module.NAMES) if self.module is not None else ()
-        self._kinds = np.full((m, 2), -1, dtype=np.int64)  # -1: not a built-in agent
+        self._kinds = np.full((m, a), -1, dtype=np.int64)  # -1: not a built-in agent
         words = memory_words(self.module, engine.config) if self.module is not None else 1
-        self._memory = np.zeros((m, 2, words), dtype=np.int64)
-        self._rngs = np.zeros((m, 2), dtype=AGENT_RNG)
+        self._memory = np.zeros((m, a, words), dtype=np.int64)
+        self._rngs = np.zeros((m, a), dtype=AGENT_RNG)
         self.reseed()
         self.policies = []  # (policy, seat of each episode)
         self._bind()
         self.low = int(engine.action.low[0])
         # ``step``'s moves (in the engine's action type), and its running totals per episode:
         # each agent's rewards and the episodes ended (set them to zero to start over).
-        self._actions = np.zeros((m, 2), dtype=engine._act_dtype)
-        self._returns = np.zeros((m, 2), dtype=np.float64)
+        self._actions = np.zeros((m, a), dtype=engine._act_dtype)
+        self._returns = np.zeros((m, a), dtype=np.float64)
         self._ends = np.zeros(m, dtype=np.int64)
 
     def _bind(self):
@@ -206,7 +206,7 @@ class Seats:
         engine's last seeded reset started the episodes from)."""
         m = self.engine.num_envs
         mask = np.ones(m, dtype=np.bool_) if mask is None else mask
-        words = np.zeros((m, 2), dtype=np.uint64)
+        words = np.zeros((m, self.engine.num_agents), dtype=np.uint64)
         agent_words(self.engine._words, words, mask)
         self._rngs["rng"][mask] = words[mask]
 
@@ -259,8 +259,8 @@ class Seats:
 
 
 class HostSeat:
-    """A host agent (``HOST_AGENTS`` of the game's ``agents.py``) in the seats of a two-agent
-    engine's episodes: where its seat is to move it plays all such episodes in one call, each
+    """A host agent (``HOST_AGENTS`` of the game's ``agents.py``) in the seats of an engine's
+    episodes: where its seat is to move it plays all such episodes in one call, each
     drawing from its seat's random stream (the seats' ``rngs``), as the built-in agents do, so
     its moves depend on its own episode only."""
 

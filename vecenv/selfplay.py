@@ -1,15 +1,18 @@
 """Batched matches between agents, played inside the engine.
 
-``play(game, agents, matches)`` plays M matches of agent A against agent B at once: seats alternate
-(A takes the first seat in even matches, the second in odd ones), built-in agents (the game's numba
+``play(game, agents, matches)`` plays M matches of agent A against agent B at once (of a game of K
+agents, K agents A, B, C, ...: one a seat): seats alternate (in match j agent i takes seat
+(i + j) % K: A the first seat in even matches of a two-agent game, the second in odd ones),
+built-in agents (the game's numba
 policies) move inside one compiled call per ply over all matches, and Python policies move once per
 ply for the whole batch. A Python policy is a callable ``policy(obs, legal) -> actions``: ``obs``
 the engine's observation arrays for its seat (per-agent fields (M, ...), shared fields (M, ...)),
 ``legal`` the game's legal-move mask (M, actions) or None, returning (M,) integer actions (only the
 rows of matches where it is to move are used).
 
-The result holds each match's final Kaggle rewards and statuses per agent (in A, B order), and a
-summary: A's wins, draws and losses with 95% confidence intervals. ``replays`` plays chosen
+The result holds each match's final Kaggle rewards and statuses per agent (in A, B, ... order), and
+a summary: A's wins, draws and losses with 95% confidence intervals (against the best of the
+others in a game of more than two agents). ``replays`` plays chosen
 matches again through the Kaggle face, for Kaggle-format JSON and HTML replays. The agents sit in
 ``vecenv.seats.Seats`` (also reachable as ``vecenv.selfplay.Seats``), the engine's own machinery,
 which the faces use too.
@@ -40,7 +43,8 @@ PLAY_PLIES = 16  # plies a match plays in one call of ``play``'s loop
 
 @dataclass
 class Summary:
-    """Agent A's results over the matches, from A's point of view."""
+    """Agent A's results over the matches, from A's point of view: a win where A's reward beats
+    every other agent's, a loss where another's beats it, else a draw."""
 
     agents: tuple
     matches: int
@@ -53,14 +57,14 @@ class Summary:
     mean_reward: tuple = field(default=None)  # (mean, low, high): normal interval
 
     def __str__(self):
-        a, b = self.agents
+        a = self.agents[0]
 
         def rate(r):
             return f"{r[0]:6.1%} [{r[1]:.1%}, {r[2]:.1%}]"
 
         mean = self.mean_reward
         return (
-            f"{a} vs {b}: {self.matches} matches\n"
+            f"{' vs '.join(self.agents)}: {self.matches} matches\n"
             f"  wins   {self.wins:7d}  {rate(self.win_rate)}\n"
             f"  draws  {self.draws:7d}  {rate(self.draw_rate)}\n"
             f"  losses {self.losses:7d}  {rate(self.loss_rate)}\n"
@@ -70,8 +74,9 @@ class Summary:
 
 @dataclass
 class MatchResults:
-    """Per match: ``rewards`` (M, 2) final rewards of A and B (a failed agent's -1), ``statuses``
-    (M, 2) their Kaggle status names' codes, ``seats`` (M,) the seat A played, ``plies``."""
+    """Per match: ``rewards`` (M, K) final rewards of A, B, ... (a failed agent's -1),
+    ``statuses`` (M, K) their Kaggle status names' codes, ``seats`` (M,) the seat A played,
+    ``plies``; ``order`` (M, K) the seat of each agent."""
 
     game: str
     agents: tuple
@@ -82,11 +87,12 @@ class MatchResults:
     seats: np.ndarray
     plies: np.ndarray
     summary: Summary
-    actions: np.ndarray = None  # (plies, M, 2) by seat, when kept
+    actions: np.ndarray = None  # (plies, M, K) by seat, when kept
     position: object = None  # the position every match (a dict) or each (a list) started from
     # (M,) the engine's records each match started from, when the actions are kept: a replay
     # starts there, so a game's chance (the deal, what it draws later) comes out the same.
     starts: np.ndarray = None
+    order: np.ndarray = None  # (M, K): the seat of each agent in each match
 
     def status_names(self, match):
         return [STATUS_NAMES[c] for c in self.statuses[match]]
@@ -115,7 +121,7 @@ class MatchResults:
 def _summary(agents, rewards):
     n = rewards.shape[0]
     a = rewards[:, 0]
-    b = rewards[:, 1]
+    b = rewards[:, 1:].max(axis=1)  # the best of the others
     wins = int((a > b).sum())
     losses = int((a < b).sum())
     draws = n - wins - losses
@@ -149,7 +155,8 @@ def play(
     first_match=0,
     **configuration,
 ):
-    """Play ``matches`` matches of ``agents[0]`` against ``agents[1]``; returns MatchResults.
+    """Play ``matches`` matches of ``agents[0]`` against ``agents[1]`` (and the others, one an
+    agent of the game); returns MatchResults.
 
     ``cluster`` spreads the matches over a Ray cluster (a ``ray.init`` address, or True for the
     cluster this process is connected to or ``RAY_ADDRESS`` names): contiguous runs of matches
@@ -168,10 +175,12 @@ def play(
     """
     name = registry.resolve(game)
     spec = registry.get_spec(name)
-    if spec.num_agents != 2:
-        raise ValueError(f"{name} is not a two-agent game")
-    if not isinstance(agents, (list, tuple)) or len(agents) != 2:
-        raise ValueError("agents must be two agents: (A, B)")
+    k = spec.num_agents
+    if k < 2:
+        raise ValueError(f"{name} is a one-agent game: matches need a game of several agents")
+    if not isinstance(agents, (list, tuple)) or len(agents) != k:
+        which = "two agents: (A, B)" if k == 2 else f"{k} agents for {name}: one a seat"
+        raise ValueError(f"agents must be {which}")
     if not is_integer(matches) or matches < 1:
         raise ValueError(f"matches must be a positive integer, got {matches!r}")
     for agent in agents:
@@ -214,13 +223,16 @@ def play(
         engine.reset(seed=int(seed), position=position)
     else:
         engine.reset(position=position)
-    seats = np.zeros(m, dtype=np.int64)  # the seat agent A plays
-    if alternate:
-        seats[(1 + int(first_match)) % 2 :: 2] = 1
+    # order[j, i]: the seat agent i plays in match j, (i + j) % k with seats alternating.
+    shift = (
+        (np.arange(m, dtype=np.int64) + int(first_match)) if alternate else np.zeros(m, np.int64)
+    )
+    order = (shift[:, None] + np.arange(k)) % k
+    seats = order[:, 0].copy()  # the seat agent A plays
     starts = engine.get_state() if keep_actions else None
     table = Seats(engine)
-    table.assign(agents[0], seats)
-    table.assign(agents[1], 1 - seats)
+    for i, agent in enumerate(agents):
+        table.assign(agent, order[:, i])
     kept = []
     # Plies a call: the matches play them in a row; one at a time where each ply's moves are kept.
     per_call = 1 if keep_actions else PLAY_PLIES
@@ -239,7 +251,6 @@ def play(
     codes = engine._states["status"].copy()
     failed = np.isin(codes, (ERROR, INVALID, TIMEOUT))
     final[failed] = FAILED_REWARD
-    order = np.stack([seats, 1 - seats], axis=1)  # (A's seat, B's seat) per match
     rows = np.arange(m)[:, None]
     rewards = final[rows, order]
     statuses = codes[rows, order]
@@ -256,6 +267,7 @@ def play(
         actions=np.stack(kept) if keep_actions and kept else None,
         position=position,
         starts=starts,
+        order=order,
     )
 
 
@@ -315,4 +327,5 @@ def _merge(parts, position):
         actions=actions,
         position=position,
         starts=None if head.starts is None else np.concatenate([p.starts for p in parts]),
+        order=np.concatenate([p.order for p in parts]),
     )

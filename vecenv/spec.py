@@ -25,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
+from . import protocol
+
 _OPS = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -249,6 +251,18 @@ class ConfigEntry:
         return self.enum.index(value) if self.enum is not None else value
 
 
+def _agent_counts(agents):
+    """A spec's ``agents``: a non-empty list of counts, each 1 to ``protocol.MAX_AGENTS``."""
+    limit = protocol.MAX_AGENTS
+    if (
+        not isinstance(agents, (list, tuple))
+        or not agents
+        or not all(is_integer(a) and 1 <= a <= limit for a in agents)
+    ):
+        raise ValueError(f"agents must be a list of counts from 1 to {limit}, got {agents!r}")
+    return tuple(int(a) for a in agents)
+
+
 class GameSpec:
     """The parsed specification of one game."""
 
@@ -259,7 +273,7 @@ class GameSpec:
         self.title = raw.get("title", self.name)
         self.description = raw.get("description", "")
         self.version = raw.get("version", "1.0.0")
-        self.agents = tuple(raw.get("agents", [1]))
+        self.agents = _agent_counts(raw.get("agents", [1]))
         self.kaggle = raw.get("kaggle")  # a Kaggle game: played by the Kaggle face
         self.configuration = {
             key: _config_entry(key, entry) for key, entry in self._raw_configuration().items()

@@ -289,18 +289,16 @@ def check_float32(game):
 
 
 def check_gymnasium(game):
-    """gymnasium's own env checker passes on the game's Env (two-agent games: against their
-    first built-in agent)."""
+    """gymnasium's own env checker passes on the game's Env (games of several agents: against
+    their first built-in agent in every other seat)."""
     import gymnasium
     from gymnasium.utils.env_checker import check_env
 
     from .gym.env import GameEnv
 
     spec = registry.get_spec(game)
-    if spec.num_agents == 2 and registry.game_module(game, "agents") is None:
-        raise Skipped("a two-agent game without built-in agents has no single-agent Env")
-    if spec.num_agents > 2:
-        raise Skipped("the Gymnasium faces play one- and two-agent games")
+    if spec.num_agents >= 2 and registry.game_module(game, "agents") is None:
+        raise Skipped("a game of several agents without built-in agents has no one-agent Env")
     check_env(GameEnv(game=game), skip_render_check=True)
     envs = gymnasium.make_vec(f"vecenv/{spec.gym['id']}", num_envs=3) if "id" in spec.gym else None
     if envs is not None:

@@ -1,4 +1,5 @@
-"""Round-robin tournaments of K agents of a two-agent game, with ratings and a cross-table.
+"""Round-robin tournaments of K agents of a game of several agents, with ratings and a
+cross-table.
 
 ``round_robin(game, agents, matches_per_pair)`` plays every pair of agents ``matches_per_pair``
 matches with ``vecenv.selfplay.play`` (seats alternating), locally or over a Ray cluster
@@ -209,7 +210,7 @@ def _rate(names, pairs):
     model = PlackettLuce()
     ratings = [model.rating(name=n) for n in names]
     for (i, j), result in sorted(pairs.items()):
-        for a, b in result.rewards:
+        for a, b in zip(result.rewards[:, 0], result.rewards[:, 1:].max(axis=1), strict=True):
             ranks = [1, 1] if a == b else ([1, 2] if a > b else [2, 1])
             [[ratings[i]], [ratings[j]]] = model.rate([[ratings[i]], [ratings[j]]], ranks=ranks)
     out = [Rating(n, float(r.mu), float(r.sigma)) for n, r in zip(names, ratings, strict=True)]
@@ -227,12 +228,15 @@ def round_robin(
     **configuration,
 ):
     """Every pair of ``agents`` plays ``matches_per_pair`` matches; returns a ``Tournament``.
+    In a game of K > 2 agents, pair (i, j) seats agent i against K - 1 copies of agent j (seats
+    rotating): i wins a match where its reward beats each of theirs, loses where one beats it.
 
     Pair (i, j), i < j, is played with the seed ``seed + pair index`` (pairs in order), so a
     pair's matches do not depend on the other agents. ``progress(pairs_done, pairs)``.
     """
     extras.require("tournament", "tournament ratings")  # before the matches, not after
     name = registry.resolve(game)
+    seats = registry.get_spec(name).num_agents
     specs = list(agents)
     if len(specs) < 2:
         raise ValueError("a tournament needs at least two agents")
@@ -247,7 +251,7 @@ def round_robin(
     for p, (i, j) in enumerate(order):
         result = selfplay.play(
             name,
-            (entrants[i], entrants[j]),
+            (entrants[i],) + (entrants[j],) * (seats - 1),
             matches_per_pair,
             seed=int(seed) + p,
             num_threads=num_threads,

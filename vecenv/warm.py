@@ -8,8 +8,8 @@ a training run's evaluators) each load instead of each compiling:
 
 - ``engine``: ``vecenv.make``'s reset, step and set_state (the array API);
 - ``gym``: the Gymnasium vector face's step (one-agent games; the same for SB3 and PufferLib);
-- ``agents``: the built-in agents moving inside the step (two-agent games: self-play, the
-  opponents of the Gymnasium and PettingZoo faces);
+- ``agents``: the built-in agents moving inside the step (games of several agents: self-play,
+  the opponents of the Gymnasium and PettingZoo faces);
 - ``search``: the ``mcts`` agent's search (two-agent games of perfect information);
 - ``threads``: the threaded step loop (used at large batches with several threads).
 
@@ -68,14 +68,14 @@ def warm_game(game, parts=DEFAULT_PARTS, **configuration):
         envs.reset(seed=0)
         envs.step(actions)
         envs.close()
-    if spec.num_agents == 2:
+    if spec.num_agents >= 2:
         from . import search, seats, selfplay
 
         names = seats.builtin_names(name)
         own = [a for a in names if a != search.AGENT]
         if "agents" in parts and own:
             # Every built-in agent is one compiled function of the game: one pair compiles it.
-            selfplay.play(name, (own[0], own[0]), 2, seed=0, **configuration)
+            selfplay.play(name, (own[0],) * spec.num_agents, 2, seed=0, **configuration)
         # A game of hidden information has no mcts agent (the search would read every seat's
         # cards): nothing of it to compile.
         if "search" in parts and search.AGENT in names:
@@ -130,10 +130,10 @@ def warm(games=None, parts=DEFAULT_PARTS, jobs=None, progress=None):
     elsewhere = [g for g in games if g not in results]
     if elsewhere:
         # Processes of their own (spawned: numba's threads and a caller's state stay out of
-        # them), the games handed out one at a time, the two-agent ones first: their agents and
-        # search make them the longest to compile, and a long one started last keeps the
+        # them), the games handed out one at a time, those of several agents first: their agents
+        # and search make them the longest to compile, and a long one started last keeps the
         # others' processes idle at the end.
-        elsewhere.sort(key=lambda g: registry.get_spec(g).num_agents != 2)
+        elsewhere.sort(key=lambda g: registry.get_spec(g).num_agents < 2)
         context = multiprocessing.get_context("spawn")
         with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
             futures = [pool.submit(_warm_one, g, parts) for g in elsewhere]

@@ -54,6 +54,11 @@ def environment_class(game):
             spec = registry.get_spec(name)
             if name in _BUILT:
                 cls = _BUILT[name]
+            elif spec.num_agents > 2:
+                raise ValueError(
+                    f"{name} has {spec.num_agents} agents: an AISysProj environment is one agent, "
+                    "or one against a built-in opponent in a two-agent Kaggle game"
+                )
             elif not playable(spec):
                 raise ValueError(f"{name} has no AISysProj environment (games: {games()})")
             elif spec.num_agents == 1:

@@ -173,6 +173,13 @@ def two_agent_games():
     return sorted(name for name, spec in registry.specs().items() if spec.num_agents == 2)
 
 
+def several_agent_games():
+    """The registered games of two or more agents, for the help of ``play`` and ``tournament``."""
+    from vecenv import registry
+
+    return sorted(name for name, spec in registry.specs().items() if spec.num_agents >= 2)
+
+
 def connect_ray(address):
     """Connect to the Ray cluster that ``--ray`` names, or CliError saying why not: 'auto' is the
     cluster running on this machine, or a new local one where none runs; a host:port that does

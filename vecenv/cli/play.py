@@ -1,4 +1,5 @@
-"""``vecenv play``: batched matches between two agents of a two-agent game, with a summary."""
+"""``vecenv play``: batched matches between the agents of a game of several agents (two, or one
+a seat), with a summary."""
 
 from .common import (
     CliError,
@@ -8,7 +9,7 @@ from .common import (
     count,
     positive_int,
     seed,
-    two_agent_games,
+    several_agent_games,
 )
 
 
@@ -59,6 +60,13 @@ def cmd_play(args, out):
             )
         check_output_file(args.replay, "--replay")
     configuration = checked_configuration(game, args.config)
+    seats = registry.get_spec(game).num_agents
+    if seats < 2:
+        raise CliError(f"{game} is a one-agent game: play takes a game of several agents")
+    if len(args.agents) != seats:
+        raise CliError(
+            f"{game} has {seats} seats: --agents takes {seats} agents, got {len(args.agents)}"
+        )
     if args.ray:
         connect_ray(args.ray)
     progress = Progress(args.matches, "matches")
@@ -96,19 +104,21 @@ def cmd_play(args, out):
 def add_parser(sub):
     play = sub.add_parser(
         "play",
-        help="play batched matches between two agents of a two-agent game",
-        description="Play MATCHES matches of agent A against agent B inside the engine (seats "
-        "alternate); prints A's wins, draws and losses with 95% confidence intervals.",
+        help="play batched matches between the agents of a game of several agents",
+        description="Play MATCHES matches of agent A against agent B (and C, ... in a game of "
+        "more agents: one a seat) inside the engine (seats rotate); prints A's wins, draws and "
+        "losses with 95% confidence intervals.",
     )
-    play.add_argument("game", help=f"a two-agent game: {', '.join(two_agent_games())}")
+    play.add_argument("game", help=f"a game of several agents: {', '.join(several_agent_games())}")
     play.add_argument(
         "--agents",
-        nargs=2,
+        nargs="+",
         required=True,
-        metavar=("A", "B"),
-        help="two agents: built-in names (mcts, or mcts:N for N simulations a move, the "
-        "search, is every game's), checkpoints (FILE.pt of vecenv train ppo or alphazero; "
-        "FILE.pt:N an AlphaZero network with N simulations a move) or module:function",
+        metavar="AGENT",
+        help="one agent a seat (two in a two-agent game): built-in names (mcts, or mcts:N for "
+        "N simulations a move, the search, is every two-agent game's of perfect information), "
+        "checkpoints (FILE.pt of vecenv train ppo or alphazero; FILE.pt:N an AlphaZero network "
+        "with N simulations a move) or module:function",
     )
     play.add_argument("--matches", type=positive_int, default=1000, help="matches (default 1000)")
     play.add_argument("--seed", type=seed, default=0, help="seed of the matches (default 0)")

@@ -1,4 +1,5 @@
-"""``vecenv tournament``: a round robin of several agents of a two-agent game, with ratings."""
+"""``vecenv tournament``: a round robin of several agents of a game of several agents, with
+ratings."""
 
 from .common import (
     CliError,
@@ -7,7 +8,7 @@ from .common import (
     connect_ray,
     positive_int,
     seed,
-    two_agent_games,
+    several_agent_games,
 )
 from .play import checked_configuration
 
@@ -64,7 +65,7 @@ def add_parser(sub):
         "alphazero; FILE.pt:N an AlphaZero network with N simulations a move) or a Python "
         "policy (module:function).",
     )
-    p.add_argument("game", help=f"a two-agent game: {', '.join(two_agent_games())}")
+    p.add_argument("game", help=f"a game of several agents: {', '.join(several_agent_games())}")
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT", help="two or more")
     p.add_argument(
         "--matches-per-pair",
