@@ -32,8 +32,12 @@ from vecenv.seats import builtin_names
 HIDDEN = [g for g in registry.list_envs() if registry.hidden_information(g)]
 
 
-def test_the_poker_games_declare_hidden_information_and_the_board_games_do_not():
-    assert {"kuhn_poker", "leduc_holdem"} <= set(HIDDEN)
+def agents(game):
+    return registry.get_spec(game).num_agents
+
+
+def test_the_card_and_tile_games_declare_hidden_information_and_the_board_games_do_not():
+    assert {"kuhn_poker", "leduc_holdem", "sparrow_mahjong"} <= set(HIDDEN)
     assert not {"connectx", "go", "chess", "tictactoe"} & set(HIDDEN)
 
 
@@ -56,7 +60,7 @@ def pairs(game):
     rng = np.random.default_rng(0)
     found = []
     for record in positions(game):
-        for k in range(2):
+        for k in range(agents(game)):
             other = record.copy()[None]
             redraw(other, config, k, rng)
             if other[0] != record:
@@ -101,7 +105,7 @@ def test_pettingzoo_hands_each_agent_its_own_view(game):
 
 @pytest.mark.parametrize("game", HIDDEN)
 def test_the_gymnasium_faces_hand_the_learner_its_own_view(game):
-    envs = {k: GameEnv(game=game, seat=k) for k in (0, 1)}
+    envs = {k: GameEnv(game=game, seat=k) for k in range(agents(game))}
     vector = MultiAgentVectorEnv(game, num_envs=1, seed=0)
 
     def read_env(record, k):
@@ -136,7 +140,7 @@ def test_kaggle_hands_each_agent_its_own_observation_and_its_agents_move_alike(g
     views(read, game)
 
 
-@pytest.mark.parametrize("game", HIDDEN)
+@pytest.mark.parametrize("game", [g for g in HIDDEN if registry.get_spec(g).num_agents == 2])
 def test_aisysproj_sends_the_agent_its_own_view(game):
     def read(record, k):
         match = Match(game, {}, "random", k, seed=1)
@@ -159,9 +163,11 @@ def test_self_play_hands_a_python_policy_its_seats_view(game):
         engine.set_state(record)
         seats = selfplay.Seats(engine)
         seats.assign(policy, np.array([k]))
-        seats.assign("random", np.array([1 - k]))
+        for other in range(agents(game)):
+            if other != k:
+                seats.assign("random", np.array([other]))
         seen.clear()
-        seats.moves(np.zeros((1, 2), dtype=np.int64))
+        seats.moves(np.zeros((1, agents(game)), dtype=np.int64))
         return seen[0] if seen else {}
 
     views(read, game)
@@ -172,7 +178,7 @@ def test_the_search_refuses_a_game_of_hidden_information(game):
     with pytest.raises(ValueError, match="hidden information"):
         search.MCTS(game, 10)
     with pytest.raises(ValueError, match="hidden information"):
-        selfplay.play(game, ("mcts", "random"), 2)
+        selfplay.play(game, ("mcts",) + ("random",) * (agents(game) - 1), 2)
     assert "mcts" not in builtin_names(game)
     # ``vecenv warm --parts all`` (CI's first step) warms the parts the game has, the search it
     # refuses left out.
@@ -182,17 +188,21 @@ def test_the_search_refuses_a_game_of_hidden_information(game):
 @pytest.mark.parametrize("game", HIDDEN)
 def test_a_replay_deals_the_cards_of_the_match(game):
     """A match played again through the Kaggle face (``vecenv play --replay``) starts from the
-    match's own record: the same deal, the same end."""
-    result = selfplay.play(game, ("random", "random"), 40, seed=2, keep_actions=True)
+    match's own record: the same deal (each agent's own cards or tiles, as the engine shows them
+    from the match's first record), the same end."""
+    k = agents(game)
+    result = selfplay.play(game, ("random",) * k, 40, seed=2, keep_actions=True)
+    engine = vecenv.make(game, num_envs=40, autoreset="disabled")
+    engine.set_state(result.starts)
+    own = next(f.name for f in engine.observation if not f.shared)  # card, or hand
     for match in range(40):
         env = result.replay(match)
         assert env.done
-        a = int(result.seats[match])  # the seat agent A played
-        assert env.state[a].reward == result.rewards[match, 0]
-        assert env.state[1 - a].reward == result.rewards[match, 1]
-        cards = [s.observation.card for s in env.steps[0]]
-        assert cards == result.starts["cards"][match].tolist()
-    assert len({tuple(c) for c in result.starts["cards"].tolist()}) > 3  # deals differ
+        for i, seat in enumerate(result.order[match]):  # agent i of the match played seat
+            assert env.state[seat].reward == result.rewards[match, i]
+        dealt = [np.asarray(s.observation[own]).tolist() for s in env.steps[0]]
+        assert dealt == engine.obs[own][match].tolist()
+    assert len({engine.obs[own][m].tobytes() for m in range(40)}) > 3  # deals differ
 
 
 # ---- a game that leaks fails the check ---------------------------------------------------------
