@@ -41,6 +41,7 @@ GAMES = {
     "kuhn_poker": (("kuhn_poker", {}), "KuhnPoker-v1"),
     "leduc_holdem": (("leduc_holdem", {}), "LeducHoldem-v1"),
     "backgammon": (("backgammon", {}), "Backgammon-v1"),
+    "sparrow_mahjong": (("sparrow_mahjong", {}), "SparrowMahjong-v1"),
 }
 SECTION = f"Random self-play on one thread, N={N}: vecenv vs EnvPool's C++ ports (numpy's draws)"
 

@@ -1,8 +1,8 @@
-"""Kuhn poker, Leduc hold'em, Hex, Go 13x13 and backgammon: random self-play at N = 4096 on one
-CPU against Pgx (EnvPool's C++ ports of them: ``test_bench_envpool_games.py``).
+"""Kuhn poker, Leduc hold'em, Hex, Go 13x13, backgammon and sparrow mahjong: random self-play at
+N = 4096 on one CPU against Pgx (EnvPool's C++ ports of them: ``test_bench_envpool_games.py``).
 
-vecenv (``vecenv-stream-T1``): ``vecenv.make(game, num_envs=4096, autoreset="same_step")``, both
-seats played by the built-in random agent (a uniform legal action) through
+vecenv (``vecenv-stream-T1``): ``vecenv.make(game, num_envs=4096, autoreset="same_step")``, every
+seat played by the built-in random agent (a uniform legal action) through
 ``vecenv.selfplay.Seats.step(32)``: each game plays 32 plies a call inside one compiled loop, a
 finished game replaced in the same step; N x 32 plies a call.
 
@@ -37,6 +37,7 @@ GAMES = {
     "hex": (("hex", {}), "hex"),
     "go_13x13": (("go", {"size": 13}), lambda pgx: import_module("pgx.go").Go(size=13)),
     "backgammon": (("backgammon", {}), "backgammon"),
+    "sparrow_mahjong": (("sparrow_mahjong", {}), "sparrow_mahjong"),
 }
 SECTION = f"Random self-play on one CPU, N={N}: vecenv vs Pgx (jax CPU)"
 
