@@ -416,7 +416,8 @@ def observe(s, cfg, obs, i):
     moving = s.seats[s.turn % PLAYERS]
     for seat in range(PLAYERS):
         k = s.seats[seat]
-        obs[0][i, k, :] = s.hands[seat, :]
+        for t in range(TYPES):  # element by element: CUDA has no array slices' copies
+            obs[0][i, k, t] = s.hands[seat, t]
         obs[1][i, k] = seat
         obs[2][i, k] = k + 1
         for t in range(TYPES):
@@ -435,5 +436,7 @@ def observe(s, cfg, obs, i):
         recent(features, s, (seat + 1) % PLAYERS, 9)
         recent(features, s, (seat + 2) % PLAYERS, 12)
     obs[3][i] = s.dora
-    obs[4][i, :, :] = s.rivers[:, :]
+    for seat in range(PLAYERS):
+        for j in range(RIVER):
+            obs[4][i, seat, j] = s.rivers[seat, j]
     obs[5][i] = to_move(s)

@@ -194,10 +194,14 @@ def agents(game, num_envs=4, seed=11, plies=3, calls=6, pair=(0, -1)):
     cpu = vecenv.make(game, num_envs, seed=seed, autoreset="disabled")
     gpu = vecenv.make(game, num_envs, seed=seed, autoreset="disabled", device="cuda")
     table, seats = Seats(cpu), DeviceSeats(gpu)
-    seat = np.arange(num_envs) % 2
-    for agent, seat_of in ((table.names[pair[0]], seat), (table.names[pair[1]], 1 - seat)):
-        table.assign(agent, seat_of)
-        seats.assign(agent, seat_of)
+    k = cpu.num_agents
+    seat = np.arange(num_envs) % k
+    # The first of the pair in seat i % k of episode i, the second in every other seat.
+    for other in range(1, k):
+        table.assign(table.names[pair[1]], (seat + other) % k)
+        seats.assign(table.names[pair[1]], (seat + other) % k)
+    table.assign(table.names[pair[0]], seat)
+    seats.assign(table.names[pair[0]], seat)
     for _ in range(calls):
         table.step(plies)
         seats.step(plies)

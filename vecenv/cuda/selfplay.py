@@ -19,25 +19,25 @@ from .engine import STEP_PLIES
 
 
 class DeviceSeats:
-    """The built-in agents of every seat of a two-agent ``CudaEngine``'s episodes."""
+    """The built-in agents of every seat of the episodes of a ``CudaEngine`` of several agents."""
 
     def __init__(self, engine):
-        if engine.num_agents != 2:
-            raise ValueError(f"{engine.name} is not a two-agent game")
+        if engine.num_agents < 2:
+            raise ValueError(f"{engine.name} is a one-agent game: it has no seats to fill")
         self.engine = engine
-        m = engine.num_envs
+        m, a = engine.num_envs, engine.num_agents
         self.module = registry.game_module(engine.name, "agents")
         if self.module is None:
             raise ValueError(f"{engine.name} has no built-in agents")
         self.names = tuple(self.module.NAMES)
-        self._kinds = np.full((m, 2), -1, dtype=np.int64)
+        self._kinds = np.full((m, a), -1, dtype=np.int64)
         words = memory_words(self.module, engine.config)
         self.kinds = cuda.to_device(self._kinds)
-        self.memory = cuda.to_device(np.zeros((m, 2, words), dtype=np.int64))
-        self.rngs = cuda.to_device(np.zeros((m, 2), dtype=AGENT_RNG))
+        self.memory = cuda.to_device(np.zeros((m, a, words), dtype=np.int64))
+        self.rngs = cuda.to_device(np.zeros((m, a), dtype=AGENT_RNG))
         self.low = int(engine.action.low[0])
         self.actions = cuda.to_device(np.full(engine._flat_shape, self.low, engine._act_dtype))
-        self.returns = cuda.to_device(np.zeros((m, 2), dtype=np.float64))
+        self.returns = cuda.to_device(np.zeros((m, a), dtype=np.float64))
         self.ends = cuda.to_device(np.zeros(m, dtype=np.int64))
         self._run = None
         self._seated = False
@@ -76,10 +76,10 @@ class DeviceSeats:
 
     def reseed(self):
         """Restart the agents' streams from their episodes' seeds (the engine's last seeding)."""
-        m = self.engine.num_envs
-        words = np.zeros((m, 2), dtype=np.uint64)
+        m, a = self.engine.num_envs, self.engine.num_agents
+        words = np.zeros((m, a), dtype=np.uint64)
         agent_words(self.engine._words, words, np.ones(m, dtype=np.bool_))
-        rngs = np.zeros((m, 2), dtype=AGENT_RNG)
+        rngs = np.zeros((m, a), dtype=AGENT_RNG)
         rngs["rng"] = words
         self.rngs.copy_to_device(rngs)
 
@@ -89,7 +89,7 @@ class DeviceSeats:
         if not is_integer(plies) or not 1 <= plies < 2**63:
             raise ValueError(f"plies must be a positive integer, got {plies!r}")
         if not self._seated:
-            raise ValueError("every seat needs a built-in agent (assign both seats)")
+            raise ValueError("every seat needs a built-in agent (assign every seat)")
         engine = self.engine
         if self._run is None:
             self._run = engine._seats_launch(self)
