@@ -78,6 +78,24 @@ def test_gymnasium_plays_the_learner_against_two_opponents(seat):
     assert first["hand"].shape == (4, 11)
 
 
+def test_a_game_the_opponents_end_before_the_learners_first_move_is_dealt_again():
+    """A game of three: the opponents may end a game before the learner moves (one wins on the
+    other's discard); the learner's Env deals such a game again, so that every episode starts
+    with the learner to move."""
+    from vecenv.opponent import OpponentEngine
+    from vecenv.testing import legal_actions
+
+    plain = vecenv.make(GAME, num_envs=512, seed=1, autoreset="disabled")
+    rng = np.random.default_rng(0)
+    for _ in range(2):  # agent 2's first turn comes after at most two discards
+        waiting = (plain.states["status"][:, 2] != ACTIVE) & (plain.states["done"] == 0)
+        plain.step_only(legal_actions(plain, rng), waiting)
+    assert (plain.states["done"] != 0).sum() >= 2  # such games come up
+    learner = OpponentEngine(GAME, num_envs=512, seed=1, seat=2)
+    assert (learner.inner.states["status"][:, 2] == ACTIVE).all()
+    assert (learner.rewards == 0).all() and not learner.terminated.any()
+
+
 def test_self_play_seats_one_agent_a_seat_and_rotates_them():
     result = selfplay.play(GAME, ("random", first_legal, "random"), 30, seed=4, keep_actions=True)
     assert result.rewards.shape == result.statuses.shape == (30, 3)
