@@ -13,12 +13,16 @@ import numpy as np
 import pytest
 
 import vecenv
+from tests.kaggle import test_html_replay
 from vecenv import aisys, kaggle, pettingzoo, registry, selfplay, tournament
 from vecenv.cli import main
 from vecenv.gym.env import GameEnv
 from vecenv.kernels.turns import ACTIVE, DONE
 
 GAME = "sparrow_mahjong"
+open_page = (
+    test_html_replay.open_page
+)  # the replay page tests' fixture (``browser``: tests/conftest)
 
 
 def first_legal(obs, legal):
@@ -37,6 +41,24 @@ def test_a_kaggle_run_of_three_random_agents_ends_and_its_text_shows_the_table()
     assert "dora" in text and "(dealer)" in text
     hands = [sum(s.observation.hand) for s in env.state]
     assert sorted(hands) in ([5, 5, 5], [5, 5, 6])
+
+
+def test_the_replay_page_draws_the_three_seats_and_the_outcome(open_page):
+    from vecenv.kaggle.html import game_js, replay_page
+
+    random.seed(2)
+    env = kaggle.make(GAME)
+    env.run(["random", "random", "random"])
+    data = env.toJSON()
+    last = len(data["steps"]) - 1
+    opened = open_page(replay_page(game_js(GAME), {"environment": data, "step": last}))
+    state = opened.show(last)
+    assert state["status"].count("Player") == 3  # each agent's points
+    assert len(state["layout"]["rows"]) == 3
+    img, scale = opened.canvas_pixels()
+    w, h = state["layout"]["tile"]
+    for x, y in state["layout"]["rows"]:  # the first tile of each hand: its face, in a corner
+        assert test_html_replay._pixel(img, scale, x + 2, y - h / 2 + 2) == (0xFA, 0xFA, 0xF0)
 
 
 def test_pettingzoo_plays_three_agents_to_the_end():
