@@ -230,3 +230,27 @@ def test_the_spec_takes_one_to_max_agents():
             ValueError, match=f"agents must be a list of counts from 1 to {MAX_AGENTS}"
         ):
             GameSpec({**raw, "agents": bad})
+
+
+def test_the_turns_of_three_agents():
+    """``kernels/turns`` on three statuses: the one ACTIVE agent among INACTIVE ones moves; any
+    other mix moves nobody and ends the first ACTIVE and the first INACTIVE agent, as Kaggle's
+    turn-based interpreters do with two."""
+    from vecenv.kernels import turns
+
+    A, I, D, V = turns.ACTIVE, turns.INACTIVE, turns.DONE, turns.INVALID  # noqa: N806
+    record = np.zeros(1, dtype=[("status", np.int8, (3,))])
+
+    def run(function, status):
+        record["status"][0] = status
+        return function(record[0]), record["status"][0].tolist()
+
+    assert run(turns.to_move, [I, I, A]) == (3, [I, I, A])
+    assert run(turns.mover, [I, A, I]) == (1, [I, A, I])
+    assert run(turns.to_move, [A, A, I])[0] == 0 and run(turns.to_move, [I, A, D])[0] == 0
+    assert run(turns.mover, [A, I, A]) == (-1, [D, D, A])
+    assert run(turns.mover, [I, I, I]) == (-1, [D, I, I])
+    assert run(turns.mover, [D, D, D]) == (-1, [D, D, D])
+    record["status"][0] = [I, A, I]
+    turns.refuse(record[0], 1)
+    assert record["status"][0].tolist() == [D, V, D]
