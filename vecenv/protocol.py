@@ -36,8 +36,9 @@ A game is a folder ``<name>/`` (anywhere: see ``vecenv.registry``) holding:
 
 Optional:
 
-- ``observe_step(s, cfg, obs, i)``: ``observe`` after a step that went on, writing only what the
-  step changed;
+- ``observe_step(s, cfg, obs, i)``: ``observe`` after a step, writing only what the step
+  changed (the step that ends an episode included, except under same-step autoreset, where
+  ``observe`` writes the final observation and the next episode's first);
 - ``STATE_BOUNDS`` ({field: (low, high)}) and ``check_state(records, config) -> message or
   None``: what ``set_state`` refuses;
 - ``position(record, config, given)``: a plain Python function building a record from a

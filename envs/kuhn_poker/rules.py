@@ -179,3 +179,21 @@ def observe(s, cfg, obs, i):
         features[3 + s.pot[k]] = True
         features[5 + s.pot[1 - k]] = True
     obs[3][i] = to_move(s)
+
+
+@nb.njit(cache=True, error_model="numpy")
+def observe_step(s, cfg, obs, i):
+    """``observe`` after a step: the bets, the turn and the legal actions may have changed (the
+    cards and the marks stay as ``observe`` wrote them at the deal)."""
+    running = any_active(s)
+    for k in range(2):
+        own = s.pot[k]
+        other = s.pot[1 - k]
+        obs[2][i, k] = own
+        obs[4][i, k] = running
+        features = obs[5][i, k]
+        features[3] = own == 0
+        features[4] = own == 1
+        features[5] = other == 0
+        features[6] = other == 1
+    obs[3][i] = to_move(s)

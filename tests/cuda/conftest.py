@@ -71,15 +71,16 @@ def _named(folder):
     return {kind: [Worker(folder, f"{kind}-{k}") for k in range(PROCESSES)] for kind in KINDS}
 
 
-def _workers():
-    """The session's workers, started here unless another test process published theirs first."""
+def _workers(games=None):
+    """The session's workers, started here (on ``games``, else every game) unless another test
+    process published theirs first."""
     final = processes.session_folder("cuda-workers")
     if final.exists():
         return _named(final)
     # Started in a folder of this process's own, published whole by one rename: a reader never
     # finds a folder whose processes are not all running with their files locked.
     draft = Path(tempfile.mkdtemp(prefix=final.name + "-", dir=final.parent))
-    games = vecenv.list_envs()
+    games = vecenv.list_envs() if games is None else games
     pids = []
     for kind, (module, simulator) in KINDS.items():
         for k, worker in enumerate(_named(draft)[kind]):
@@ -97,8 +98,21 @@ def _workers():
 def pytest_collection_finish(session):
     if session.config.option.collectonly:
         return
-    if any("cuda_workers" in getattr(item, "fixturenames", ()) for item in session.items):
-        _workers()
+    readers = [i for i in session.items if "cuda_workers" in getattr(i, "fixturenames", ())]
+    if readers:
+        _workers(_games_read(readers))
+
+
+def _games_read(readers):
+    """The games the selected tests read rows of (``pytest -k connectx`` compiles connectx's
+    kernels alone), in the registry's order; every game where one reads them all."""
+    games = set()
+    for item in readers:
+        game = getattr(item, "callspec", None) and item.callspec.params.get("game")
+        if game is None:
+            return None
+        games.add(game)
+    return [game for game in vecenv.list_envs() if game in games]
 
 
 @pytest.fixture(scope="session")
