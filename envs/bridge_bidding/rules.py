@@ -209,12 +209,13 @@ def is_legal(s, action):
 def score(s):
     """The declarer side's duplicate score of the contract, as Pgx's ``_make_reward`` computes
     it from the declarer's double-dummy tricks."""
-    denomination = s.last_bid % 5
-    level = s.last_bid // 5 + 1
+    last_bid = np.int64(s.last_bid)  # wide arithmetic, as numba's, in pure Python too
+    denomination = last_bid % 5
+    level = last_bid // 5 + 1
     side = seat_of(s, s.last_bidder) % 2
     declarer = seat_of(s, s.first[side, denomination])
     vul = s.vul[side] != 0
-    tricks = s.tricks[declarer * 5 + denomination]
+    tricks = np.int64(s.tricks[declarer * 5 + denomination])
     x, xx = s.doubled != 0, s.redoubled != 0
     if level + 6 > tricks:
         down = level + 6 - tricks
@@ -344,9 +345,10 @@ def _features(s, seat, out):
     # The auction, 424 bits: the passes before the first bid by relative seat (4), then per bid
     # (35) who bid it, doubled it, redoubled it (12), each relative to the observer.
     last = 0  # the last bid's action, 0 before any
+    dealer = np.int64(s.dealer)  # int8 fields widened: their products pass 127
     for t in range(s.turn):
-        action = s.calls[t]
-        relative = ((t + s.dealer) % SEATS + SEATS - seat) % SEATS
+        action = np.int64(s.calls[t])
+        relative = ((t + dealer) % SEATS + SEATS - seat) % SEATS
         if action >= BID:
             last = action
             out[HISTORY + 4 + (action - BID) * 12 + relative] = True
@@ -388,8 +390,9 @@ def observe_step(s, cfg, obs, i):
         observe(s, cfg, obs, i)
         return
     obs[1][i] = s.current + 1
-    t = s.turn - 1
-    action = s.calls[t]
+    t = np.int64(s.turn) - 1
+    action = np.int64(s.calls[t])  # int8 fields widened: their products pass 127
+    last_bid = np.int64(s.last_bid)
     caller = (t + s.dealer) % SEATS
     mine = s.vul[seat_of(s, s.current) % 2] != 0
     theirs = s.vul[1 - seat_of(s, s.current) % 2] != 0
@@ -406,7 +409,7 @@ def observe_step(s, cfg, obs, i):
             if s.last_bid < 0:
                 out[HISTORY + relative] = True
         else:  # a legal double or redouble: of the last bid
-            out[HISTORY + 4 + s.last_bid * 12 + 4 * action + relative] = True
+            out[HISTORY + 4 + last_bid * 12 + 4 * action + relative] = True
     legal = obs[3][i]
     for a in range(ACTIONS):
         legal[a] = is_legal(s, a)

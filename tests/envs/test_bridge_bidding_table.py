@@ -49,10 +49,9 @@ def test_a_broken_table_is_refused(tmp_path):
 
 
 def test_the_table_is_what_dds_computes():
-    """Three of the shipped deals (the first, one in the middle, the last) solved again by
-    DDS."""
+    """Two of the shipped deals (the first and the last) solved again by DDS."""
     need("endplay", "endplay (DDS)")
     keys, values = table.load()
-    rows = [0, len(keys) // 2, len(keys) - 1]
+    rows = [0, len(keys) - 1]
     tricks = table.solve(table.keys_to_owners(keys[rows]))
     np.testing.assert_array_equal(table.tricks_to_values(tricks), values[rows])
