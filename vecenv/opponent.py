@@ -118,7 +118,7 @@ class OpponentEngine:
         self.inner.reset(seed=seed, mask=mask, position=position)
         if seed is not None:
             self.seats.reseed(mask)
-        self._begin(mask)
+        self._begin(mask, redeal=position is None)
         self._rewards[mask] = 0.0
         self._terminated[mask] = False
         self._truncated[mask] = False
@@ -192,11 +192,27 @@ class OpponentEngine:
             self._rewards[rows, 0] += self.inner.rewards[rows, self.seat]
         raise RuntimeError(f"the opponent kept the move for {MAX_REPLIES} steps")
 
-    def _begin(self, mask):
-        self.seats.new_matches(mask)
-        self._finished[mask] = False
-        self._steps[mask] = 0
-        self._replies(mask)  # the opponent's opening moves, where it moves first
+    def _begin(self, mask, redeal=True):
+        """New matches where ``mask``: the opponents' opening moves, where they move first. A
+        game they end before the agent's first move (a game of three agents: one opponent
+        wins on another's discard) holds no decision of the agent's: it starts again (a new
+        deal from the episode's stream; not from a given position), its rewards uncounted."""
+        kept = self._rewards[:, 0].copy()
+        for _ in range(MAX_REPLIES):
+            self.seats.new_matches(mask)
+            self._finished[mask] = False
+            self._steps[mask] = 0
+            self._replies(mask)
+            over = mask & (self.inner.states["done"] != 0)
+            if not redeal or not over.any():
+                break
+            self.inner.reset(mask=over)
+            mask = over
+        else:
+            raise RuntimeError(
+                f"the opponents ended {MAX_REPLIES} games in a row before the agent's first move"
+            )
+        self._rewards[:, 0] = kept
 
     def _restart(self, mask):
         self.inner.reset(mask=mask)

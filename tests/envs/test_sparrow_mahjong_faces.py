@@ -13,12 +13,16 @@ import numpy as np
 import pytest
 
 import vecenv
+from tests.kaggle import test_html_replay
 from vecenv import aisys, kaggle, pettingzoo, registry, selfplay, tournament
 from vecenv.cli import main
 from vecenv.gym.env import GameEnv
 from vecenv.kernels.turns import ACTIVE, DONE
 
 GAME = "sparrow_mahjong"
+open_page = (
+    test_html_replay.open_page
+)  # the replay page tests' fixture (``browser``: tests/conftest)
 
 
 def first_legal(obs, legal):
@@ -37,6 +41,24 @@ def test_a_kaggle_run_of_three_random_agents_ends_and_its_text_shows_the_table()
     assert "dora" in text and "(dealer)" in text
     hands = [sum(s.observation.hand) for s in env.state]
     assert sorted(hands) in ([5, 5, 5], [5, 5, 6])
+
+
+def test_the_replay_page_draws_the_three_seats_and_the_outcome(open_page):
+    from vecenv.kaggle.html import game_js, replay_page
+
+    random.seed(2)
+    env = kaggle.make(GAME)
+    env.run(["random", "random", "random"])
+    data = env.toJSON()
+    last = len(data["steps"]) - 1
+    opened = open_page(replay_page(game_js(GAME), {"environment": data, "step": last}))
+    state = opened.show(last)
+    assert state["status"].count("Player") == 3  # each agent's points
+    assert len(state["layout"]["rows"]) == 3
+    img, scale = opened.canvas_pixels()
+    w, h = state["layout"]["tile"]
+    for x, y in state["layout"]["rows"]:  # the first tile of each hand: its face, in a corner
+        assert test_html_replay._pixel(img, scale, x + 2, y - h / 2 + 2) == (0xFA, 0xFA, 0xF0)
 
 
 def test_pettingzoo_plays_three_agents_to_the_end():
@@ -76,6 +98,24 @@ def test_gymnasium_plays_the_learner_against_two_opponents(seat):
     vector = gymnasium.make_vec("vecenv/SparrowMahjong-v0", num_envs=4)
     first, _ = vector.reset(seed=0)
     assert first["hand"].shape == (4, 11)
+
+
+def test_a_game_the_opponents_end_before_the_learners_first_move_is_dealt_again():
+    """A game of three: the opponents may end a game before the learner moves (one wins on the
+    other's discard); the learner's Env deals such a game again, so that every episode starts
+    with the learner to move."""
+    from vecenv.opponent import OpponentEngine
+    from vecenv.testing import legal_actions
+
+    plain = vecenv.make(GAME, num_envs=512, seed=1, autoreset="disabled")
+    rng = np.random.default_rng(0)
+    for _ in range(2):  # agent 2's first turn comes after at most two discards
+        waiting = (plain.states["status"][:, 2] != ACTIVE) & (plain.states["done"] == 0)
+        plain.step_only(legal_actions(plain, rng), waiting)
+    assert (plain.states["done"] != 0).sum() >= 2  # such games come up
+    learner = OpponentEngine(GAME, num_envs=512, seed=1, seat=2)
+    assert (learner.inner.states["status"][:, 2] == ACTIVE).all()
+    assert (learner.rewards == 0).all() and not learner.terminated.any()
 
 
 def test_self_play_seats_one_agent_a_seat_and_rotates_them():
@@ -190,3 +230,27 @@ def test_the_spec_takes_one_to_max_agents():
             ValueError, match=f"agents must be a list of counts from 1 to {MAX_AGENTS}"
         ):
             GameSpec({**raw, "agents": bad})
+
+
+def test_the_turns_of_three_agents():
+    """``kernels/turns`` on three statuses: the one ACTIVE agent among INACTIVE ones moves; any
+    other mix moves nobody and ends the first ACTIVE and the first INACTIVE agent, as Kaggle's
+    turn-based interpreters do with two."""
+    from vecenv.kernels import turns
+
+    A, I, D, V = turns.ACTIVE, turns.INACTIVE, turns.DONE, turns.INVALID  # noqa: N806
+    record = np.zeros(1, dtype=[("status", np.int8, (3,))])
+
+    def run(function, status):
+        record["status"][0] = status
+        return function(record[0]), record["status"][0].tolist()
+
+    assert run(turns.to_move, [I, I, A]) == (3, [I, I, A])
+    assert run(turns.mover, [I, A, I]) == (1, [I, A, I])
+    assert run(turns.to_move, [A, A, I])[0] == 0 and run(turns.to_move, [I, A, D])[0] == 0
+    assert run(turns.mover, [A, I, A]) == (-1, [D, D, A])
+    assert run(turns.mover, [I, I, I]) == (-1, [D, I, I])
+    assert run(turns.mover, [D, D, D]) == (-1, [D, D, D])
+    record["status"][0] = [I, A, I]
+    turns.refuse(record[0], 1)
+    assert record["status"][0].tolist() == [D, V, D]
