@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import vecenv
+from tests.kaggle import test_html_replay
 from vecenv import aisys, kaggle, pettingzoo, selfplay, testing
 from vecenv.cli import main
 from vecenv.gym.env import GameEnv
@@ -19,6 +20,7 @@ from vecenv.kernels.turns import DONE
 
 GAME = "bridge_bidding"
 WARM = [(GAME, {})]  # compiled beside the tests before they start (tests/warmup.py)
+open_page = test_html_replay.open_page  # the replay page tests' fixture (``browser``: conftest)
 
 
 def passer(obs, legal):
@@ -35,6 +37,23 @@ def test_a_kaggle_run_of_four_random_agents_ends_with_opposite_scores():
     assert sum(rewards) == 0  # the declaring side's score, the other side's its negation
     assert [sum(s.observation.hand) for s in env.state] == [13] * 4
     assert "auction:" in env.render(mode="ansi")
+
+
+def test_the_replay_page_draws_the_four_hands_the_auction_and_the_outcome(open_page):
+    from vecenv.kaggle.html import game_js, replay_page
+
+    random.seed(2)
+    env = kaggle.make(GAME)
+    env.run(["random"] * 4)
+    data = env.toJSON()
+    last = len(data["steps"]) - 1
+    opened = open_page(replay_page(game_js(GAME), {"environment": data, "step": last}))
+    state = opened.show(last)
+    assert state["status"].count("Player") == 4 and opened.errors == []  # each agent's score
+    assert len(state["layout"]["rows"]) == 4
+    img, _ = opened.canvas_pixels()
+    pixels = np.asarray(img)
+    assert (pixels == (0xFA, 0xFA, 0xF5)).all(axis=-1).sum() > 200  # the hands' and calls' text
 
 
 def test_pettingzoo_plays_four_agents_to_the_end():
