@@ -13,8 +13,9 @@ int32: ``keys`` (``[0]``) and ``values`` (``[1]``), one row per deal.
 
 The shipped table (``deals.npy``, beside this module) was made here by ``make`` (below), Bo
 Haglund's DDS computing each deal's results through ``endplay``; ``python -m
-vecenv.envs.bridge_bidding.table --deals N --seed S --out FILE`` makes another, and Pgx's own
-published files (``dds_results_10M.npy``...) are read by ``load`` as well.
+vecenv.envs.bridge_bidding.table --deals N --seed S --out FILE`` makes another; ``load`` reads
+any file of the format (Pgx's published ones, ``dds_results_10M.npy``..., are a download not
+tried here).
 """
 
 import argparse
