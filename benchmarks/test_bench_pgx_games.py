@@ -1,15 +1,17 @@
-"""Kuhn poker, Leduc hold'em, Hex, Go 13x13, backgammon and sparrow mahjong: random self-play at
-N = 4096 on one CPU against Pgx (EnvPool's C++ ports of them: ``test_bench_envpool_games.py``).
+"""Kuhn poker, Leduc hold'em, Hex, Go 13x13, backgammon, sparrow mahjong and bridge bidding:
+random self-play at N = 4096 on one CPU against Pgx (EnvPool's C++ ports of them:
+``test_bench_envpool_games.py``; EnvPool has no bridge bidding).
 
 vecenv (``vecenv-stream-T1``): ``vecenv.make(game, num_envs=4096, autoreset="same_step")``, every
 seat played by the built-in random agent (a uniform legal action) through
 ``vecenv.selfplay.Seats.step(32)``: each game plays 32 plies a call inside one compiled loop, a
 finished game replaced in the same step; N x 32 plies a call.
 
-Pgx (``pgx-scan-1cpu``): ``pgx.make(game)`` (``pgx.go.Go(size=13)`` for 13x13, which ``make`` does
-not name) under ``jax.jit`` on CPU: ``jax.vmap`` of ``pgx.experimental.auto_reset(env.step,
-env.init)`` over N games, ``act_randomly`` on the legal mask, in a ``jax.lax.scan`` of 32 steps a
-call (``harness.pgx_round``); compile time excluded; N x 32 plies a call.
+Pgx (``pgx-scan-1cpu``): ``pgx.make(game)`` (``pgx.go.Go(size=13)`` for 13x13 and
+``pgx.bridge_bidding.BridgeBidding`` on vecenv's deal table, which ``make`` does not name) under
+``jax.jit`` on CPU: ``jax.vmap`` of ``pgx.experimental.auto_reset(env.step, env.init)`` over N
+games, ``act_randomly`` on the legal mask, in a ``jax.lax.scan`` of 32 steps a call
+(``harness.pgx_round``); compile time excluded; N x 32 plies a call.
 
 Both on one CPU: vecenv on one thread, Pgx with every thread of the process held to one CPU
 (``harness.one_cpu``). Target: vecenv at least 10x. Pgx (with jax) is an optional peer: where it
@@ -38,7 +40,18 @@ GAMES = {
     "go_13x13": (("go", {"size": 13}), lambda pgx: import_module("pgx.go").Go(size=13)),
     "backgammon": (("backgammon", {}), "backgammon"),
     "sparrow_mahjong": (("sparrow_mahjong", {}), "sparrow_mahjong"),
+    "bridge_bidding": (("bridge_bidding", {}), lambda pgx: _pgx_bridge()),
 }
+
+
+def _pgx_bridge():
+    """Pgx's ``BridgeBidding`` (which ``make`` does not name) on the deal table vecenv ships:
+    Pgx's own tables are a download."""
+    from vecenv.envs.bridge_bidding import table
+
+    return import_module("pgx.bridge_bidding").BridgeBidding(str(table.SHIPPED))
+
+
 SECTION = f"Random self-play on one CPU, N={N}: vecenv vs Pgx (jax CPU)"
 
 

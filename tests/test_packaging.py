@@ -61,6 +61,7 @@ def test_wheel_maps_the_folders_and_ships_every_game(wheel):
         assert f"vecenv/{module.relative_to(root).as_posix()}" in names, module
     for game in ("connectx", "tictactoe", "rps"):
         assert f"vecenv/envs/{game}/replay.js" in names
+    assert "vecenv/envs/bridge_bidding/deals.npy" in names  # the deal table the kernels hold
     for template in ("one_agent/rules.py.tmpl", "two_agents/agents.py.tmpl", "test_game.py.tmpl"):
         assert f"vecenv/templates/{template}" in names
 

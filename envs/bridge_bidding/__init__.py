@@ -1,0 +1,1 @@
+"""Bridge bidding: four seats bid over a deal drawn from a table of double-dummy results."""
