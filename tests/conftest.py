@@ -55,37 +55,9 @@ def _forget_registered_games():
             vecenv.unregister(name)
 
 
-# The files that take longest (seconds of one worker in a full run on two cores, run CI-W), handed
-# out first under ``--dist loadfile``: longest first, the workers finish within a short file of
-# each other instead of one running a long file alone at the end.
-LONGEST_FIRST = (
-    "tests/test_contract.py",  # 118
-    "tests/test_docs_examples.py",  # 115
-    "tests/test_ray.py",  # 102
-    "tests/envs/test_connectx.py",  # 81
-    "tests/test_selfplay.py",  # 73
-    "tests/test_outside_games.py",  # 47
-    "tests/kaggle/test_face.py",  # 43
-    "tests/test_docs_site.py",  # 43
-    "tests/test_packaging.py",  # 34
-    "tests/arena/test_server.py",  # 33
-    "tests/test_cache.py",  # 28
-    "tests/test_readme.py",  # 27
-    "tests/test_pickle.py",  # 26
-    "tests/envs/test_shogi.py",  # 25
-    "benchmarks/test_bench_ray.py",  # 24
-    "tests/test_cli_game.py",  # 22
-    "tests/envs/test_go.py",  # 22
-)
-
-
 def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # the session's own process; its workers inherit it
         processes.new_session()
-    # pytest-xdist would hand out the files by their number of tests (most first), which puts
-    # files of a few long tests last: the order below is kept instead.
-    if hasattr(config.option, "loadscopereorder"):
-        config.option.loadscopereorder = False
     # The reference games run under JAX (Pgx, gymnax) for a few hundred steps a test: XLA's
     # code unoptimised compiles in about three quarters of the time (Pgx's shogi step: 9.5 ->
     # 7.0 s) and gives the same numbers. Read when JAX is first imported, by this process and the
@@ -94,18 +66,10 @@ def pytest_configure(config):
         os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
 
 
-def _run_order(item):
-    path = item.nodeid.split("::")[0]
-    cuda = path.startswith("tests/cuda/")
-    rank = LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
-    return (cuda, rank)
-
-
 def pytest_collection_modifyitems(session, config, items):
-    """The longest files first (``LONGEST_FIRST``), the rest as collected, the CUDA tests last:
-    the processes they read (tests/cuda/conftest.py) start at collection and run beside the rest
-    of the suite, so no test process waits for them."""
-    items.sort(key=_run_order)
+    """The CUDA tests last: the processes they read (tests/cuda/conftest.py) start at collection
+    and run beside the rest of the suite, so no test process waits for them at the end."""
+    items.sort(key=lambda item: item.nodeid.startswith("tests/cuda/"))
 
 
 _warmup = None

@@ -302,3 +302,55 @@ def test_a_game_whose_seats_move_at_once_trains_both_seats(capsys, tmp_path):
     with pytest.raises(ValueError, match="episodeSteps"):
         alphazero.train("rps", config, str(tmp_path / "bad"), episodeSteps=-3)
     assert not (tmp_path / "bad").exists()
+
+
+def test_a_checkpoint_is_seated_by_its_file(runs, tmp_path):
+    """``selfplay.play`` and ``Seats.assign`` take the file's spelling as the command line does
+    (the engine layer reads it through ``vecenv.variants``): the same matches as the player
+    loaded by hand; a missing file or another game's checkpoint is refused by name."""
+    path = str(runs[0][1] / "model.pt")
+    player = alphazero.load(path)
+    by_file = selfplay.play("tictactoe", (f"{path}:2", f"{path}:0"), 4, seed=1)
+    by_hand = selfplay.play("tictactoe", (player.agent(2), player.policy), 4, seed=1)
+    np.testing.assert_array_equal(by_file.rewards, by_hand.rewards)
+    assert by_file.summary.agents == (f"{path}:2", f"{path}:0")
+    zeros = np.zeros(3, dtype=np.int64)
+    seats = selfplay.Seats(vecenv.make("tictactoe", num_envs=3, seed=0))
+    seats.assign(f"{path}:2", zeros)
+    seats.assign("random", zeros + 1)
+    seats.step(9)
+    assert seats.ends.sum() >= 3  # every game of tictactoe ends within 9 plies
+    with pytest.raises(ValueError, match="no such checkpoint file"):
+        seats.assign(str(tmp_path / "missing.pt"), zeros)
+    connectx = selfplay.Seats(vecenv.make("connectx", num_envs=3, seed=0))
+    with pytest.raises(ValueError, match="connectx"):
+        connectx.assign(path, zeros)
+
+
+def test_the_arena_client_plays_a_checkpoint_by_its_file(runs):
+    """The arena client's ``--agent FILE.pt:N``: the network's search from the percept's
+    position, the move ``mcts`` plays from it with the same network (Kaggle's seat found from the
+    mark); ``FILE.pt:0`` the network's own move; both legal."""
+    import random
+
+    from vecenv.arena import client
+    from vecenv.kaggle.agents import search_callable
+
+    path = str(runs[0][1] / "model.pt")
+    player = alphazero.load(path)
+    board = [1, 0, 0, 0, 2, 0, 0, 0, 0]
+    percept = {"observation": {"board": board, "mark": 1, "step": 2}, "configuration": {}}
+    random.seed(5)
+    searched = client.make_policy(f"{path}:8", "tictactoe")(percept)
+    random.seed(5)
+    by_hand = search_callable("tictactoe", player.agent(8))(percept["observation"], {})
+    assert searched == by_hand and board[searched] == 0
+    alone = client.make_policy(f"{path}:0")(percept)  # the game: the checkpoint's
+    engine = vecenv.make("tictactoe", num_envs=1, seed=0)
+    position = {"board": board, "mark": [1, 2]}
+    engine.reset(position={"observation": position, "status": ["ACTIVE", "INACTIVE"], "step": 2})
+    obs = {f.name: engine.obs[f.name] if f.shared else engine.obs[f.name][:, 0]
+           for f in engine.observation}  # fmt: skip
+    assert alone == int(player.policy(obs, obs.get("legal"))[0]) and board[alone] == 0
+    with pytest.raises(ValueError, match="connectx"):
+        client.make_policy(path, "connectx")

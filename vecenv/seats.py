@@ -11,17 +11,32 @@ import importlib
 import importlib.util
 import inspect
 import os
+import re
 import sys
 import sysconfig
 
 import numba
 import numpy as np
 
-from vecenv import registry, search, search_checks
+from vecenv import registry, search, search_checks, variants
 from vecenv.kernels.agents import AGENT_RNG, agent_words, memory_words
 from vecenv.kernels.turns import ACTIVE, INVALID
 
 from .spec import is_integer
+
+# A trained player named by its file: FILE.pt, or FILE.pt:N (an AlphaZero network searching N
+# simulations a move; 0: the network alone). ``vecenv.tournament`` reads the file (PyTorch).
+CHECKPOINT = re.compile(r"(?P<path>.+\.pt)(?::(?P<simulations>\d+))?")
+
+
+def is_checkpoint(agent):
+    return isinstance(agent, str) and CHECKPOINT.fullmatch(agent) is not None
+
+
+def checkpoint_agent(spelling, game):
+    """The player saved in the file ``spelling`` names (``CHECKPOINT``), trained on ``game``:
+    loaded by ``vecenv.tournament`` (the layer above, found through ``vecenv.variants``)."""
+    return variants.find("player", "checkpoint")(spelling, game)
 
 
 def builtin_names(game):
@@ -183,7 +198,11 @@ class Seats:
         self._bind()
 
     def assign(self, agent, seat_of):
-        """``agent`` plays seat ``seat_of[i]`` of episode i, instead of whoever played it."""
+        """``agent`` plays seat ``seat_of[i]`` of episode i, instead of whoever played it: a
+        built-in agent's name, ``mcts``/``mcts:N``, a batched Python policy, or a trained
+        player's file (``FILE.pt``, ``FILE.pt:N``: see ``CHECKPOINT``)."""
+        if is_checkpoint(agent):
+            agent = checkpoint_agent(agent, self.engine.name)
         check_agent(self.engine.name, agent)
         rows = np.arange(self.engine.num_envs)
         searcher = search.agent_spec(agent)

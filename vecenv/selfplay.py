@@ -34,7 +34,7 @@ from vecenv.kernels.turns import (
 )
 
 from .inputs import SEED_LIMIT, fresh_seed
-from .seats import Seats, agent_name, check_agent
+from .seats import Seats, agent_name, check_agent, checkpoint_agent, is_checkpoint
 from .spec import is_integer
 from .stats import Z95, wilson
 
@@ -168,10 +168,11 @@ def play(
     ``position`` starts the matches from a given position instead of the game's start (an
     opening): one dict for all, or a list of one per match (see ``vecenv.positions``).
 
-    Each agent is a built-in name (the game's ``agents.py``) or a Python policy (see the module's
-    docstring). ``alternate`` swaps seats every other match; ``progress(done, total)`` is called
-    with the number of finished matches after every call of the engine (up to ``PLAY_PLIES``
-    plies of every match; one ply with ``keep_actions``).
+    Each agent is a built-in name (the game's ``agents.py``), the search (``mcts``, ``mcts:N``),
+    a trained player's file (``FILE.pt``, ``FILE.pt:N``: ``seats.CHECKPOINT``) or a Python
+    policy (see the module's docstring). ``alternate`` swaps seats every other match;
+    ``progress(done, total)`` is called with the number of finished matches after every call of
+    the engine (up to ``PLAY_PLIES`` plies of every match; one ply with ``keep_actions``).
     """
     name = registry.resolve(game)
     spec = registry.get_spec(name)
@@ -183,6 +184,8 @@ def play(
         raise ValueError(f"agents must be {which}")
     if not is_integer(matches) or matches < 1:
         raise ValueError(f"matches must be a positive integer, got {matches!r}")
+    # A trained player's file (FILE.pt, FILE.pt:N) is read once, here, for every match.
+    agents = tuple(checkpoint_agent(a, name) if is_checkpoint(a) else a for a in agents)
     for agent in agents:
         check_agent(name, agent)
     seed = fresh_seed() if seed is None else seed

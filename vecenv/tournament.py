@@ -13,16 +13,12 @@ Python policies (callables, or ``module:function`` references).
 
 import html
 import os
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import extras, registry, search, selfplay
-from .seats import agent_name, function_agent
-
-# A checkpoint named as a player: FILE.pt, or FILE.pt:N (an AlphaZero network, N simulations).
-CHECKPOINT = re.compile(r"(?P<path>.+\.pt)(?::(?P<simulations>\d+))?")
+from . import extras, registry, search, selfplay, variants
+from .seats import CHECKPOINT, agent_name, function_agent
 
 
 def agent(spec, game=None):
@@ -34,14 +30,22 @@ def agent(spec, game=None):
         return spec
     if search.agent_spec(spec) is not None:
         return spec
-    match = CHECKPOINT.fullmatch(spec)
-    if match is not None:
-        simulations = match.group("simulations")
-        simulations = None if simulations is None else int(simulations)
-        return checkpoint(match.group("path"), game, simulations, name=spec)
+    if CHECKPOINT.fullmatch(spec) is not None:
+        return named_checkpoint(spec, game)
     if ":" in spec:
         return function_agent(spec)
     return spec
+
+
+def named_checkpoint(spelling, game=None):
+    """The player of ``FILE.pt`` or ``FILE.pt:N`` (``seats.CHECKPOINT``), named so (see
+    ``checkpoint``)."""
+    match = CHECKPOINT.fullmatch(spelling)
+    if match is None:
+        raise ValueError(f"{spelling!r} names no checkpoint (FILE.pt or FILE.pt:N)")
+    simulations = match.group("simulations")
+    simulations = None if simulations is None else int(simulations)
+    return checkpoint(match.group("path"), game, simulations, name=spelling)
 
 
 def checkpoint(path, game=None, simulations=None, name=None):
@@ -273,3 +277,7 @@ def round_robin(
         ratings=_rate(names, pairs),
         pairs=pairs,
     )
+
+
+# Faces below (``seats.Seats``) seat a trained player by its file through ``vecenv.variants``.
+variants.register("player", "checkpoint", named_checkpoint)

@@ -3,7 +3,8 @@
 vecenv's modules import only the layers below them (docs/design.md). Some of what a face offers
 lives above it, though: ``gymnasium.make_vec("vecenv/CartPole-v1", num_workers=W)`` is a
 ``vecenv.ray.VectorEnv``, and ``vecenv.make(..., device="cuda")`` and ``GameVectorEnv(...,
-device="cuda")`` run on ``vecenv.cuda``'s engine. So the package above registers what it offers
+device="cuda")`` run on ``vecenv.cuda``'s engine, and ``Seats.assign("model.pt", ...)`` seats the
+player ``vecenv.tournament`` reads from the file. So the package above registers what it offers
 here when it is imported (``register("ray", "gym.vector", VectorEnv)``), and the face asks for it
 by kind and name (``find("ray", "gym.vector")``). ``find`` imports the package of that kind, named
 in ``PACKAGES``, the first time one of its variants is asked for: the one place where vecenv
@@ -13,8 +14,9 @@ reaches a higher layer, by a name at call time rather than by an import statemen
 
 import importlib
 
-# Each kind of variant and the package that registers its variants when imported.
-PACKAGES = {"ray": "vecenv.ray", "cuda": "vecenv.cuda"}
+# Each kind of variant and the package (or module) that registers its variants when imported:
+# ``"player"``, the trained players a face seats by their files (``vecenv.seats.CHECKPOINT``).
+PACKAGES = {"ray": "vecenv.ray", "cuda": "vecenv.cuda", "player": "vecenv.tournament"}
 
 _offers = {}  # (kind, name) -> what the package registered
 

@@ -5,8 +5,10 @@ gets the next requests, on one kept-alive connection, until ``runs`` runs have f
 ``policy`` maps a percept to an action. ``make_policy(name, game)`` makes one: "random" (a uniform
 legal move, or a uniform action of the percept's action space), a built-in Kaggle agent of the
 game (e.g. "negamax"), the search agent "mcts" or "mcts:N" (N simulations a move) of a two-agent
-game, "path/to/file.py" / "package.module:function" naming a function, or "path/to/policy.pt", a
-policy saved by ``vecenv train ppo``.
+game, "path/to/file.py" / "package.module:function" naming a function, or a trained player's file:
+"path/to/policy.pt", a policy saved by ``vecenv train ppo`` (its greedy move), or "path/to/model.pt"
+/ "path/to/model.pt:N", a network saved by ``vecenv train alphazero``, searching N simulations a
+move (its run's where N is not given; 0: the network alone).
 """
 
 import contextlib
@@ -366,15 +368,43 @@ def trained_policy(path, game=None):
     return ppo.load(path, game=game).percept
 
 
+def checkpoint_policy(name, game=None):
+    """The player saved in the file ``name`` names (``FILE.pt`` or ``FILE.pt:N``): a PPO
+    policy's greedy move, or an AlphaZero network's search (``FILE.pt:0``: its network alone)
+    from the position the percept's observation gives (``vecenv.kaggle.agents``); trained on
+    another game than ``game`` (where known) is a ValueError naming both."""
+    from vecenv import alphazero, tournament
+    from vecenv.kaggle.agents import PolicyCallable, search_callable
+    from vecenv.seats import CHECKPOINT
+
+    path, simulations = CHECKPOINT.fullmatch(name).group("path", "simulations")
+    loaded = tournament.load(path, game)
+    if not isinstance(loaded, alphazero.Player):
+        if simulations is not None:
+            raise ValueError(
+                f"{name!r}: only an AlphaZero checkpoint (vecenv train alphazero) plays with "
+                f"N simulations; {path} is a PPO policy"
+            )
+        return loaded.percept
+    if simulations is not None and int(simulations) == 0:
+        agent = PolicyCallable(loaded.game, loaded.policy, name=name)
+    else:
+        simulations = None if simulations is None else int(simulations)
+        agent = search_callable(loaded.game, loaded.agent(simulations, name=name))
+    return lambda percept: agent(percept["observation"], percept["configuration"])
+
+
 def make_policy(name, game=None, seed=None):
     """The policy ``name`` stands for (see the module)."""
+    from vecenv.seats import is_checkpoint
+
     if name == "random":
         return random_policy(seed)
+    if is_checkpoint(name):
+        return checkpoint_policy(name, game)
     search = name == "mcts" or name.startswith("mcts:")
     if name.endswith(".py") or (":" in name and not search):
         return function_policy(name)
-    if name.endswith(".pt"):
-        return trained_policy(name, game)
     if game is None:
         raise ValueError(
             f"agent {name!r}: a built-in agent needs the game (--game), or use 'random', "

@@ -349,7 +349,8 @@ def add_parser(sub):
         "--agent",
         default="random",
         help="random, a built-in agent of the game (mcts or mcts:N, the search, included), "
-        "file.py (its get_action), module:function, or policy.pt (saved by vecenv train ppo)",
+        "file.py (its get_action), module:function, policy.pt (saved by vecenv train ppo), or "
+        "model.pt[:N] (saved by vecenv train alphazero: N simulations a move, 0 the network)",
     )
     play.add_argument("--game", help="the game of a built-in agent (default: the env's name)")
     play.add_argument("--runs", type=positive_int, default=100, help="runs to finish (100)")

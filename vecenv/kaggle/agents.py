@@ -8,7 +8,8 @@ signature (``builtin_callables``). Every two-agent game also plays the search ag
 (``mcts:N``, or a ``vecenv.search.MCTSAgent``), which is not among the game's ``agents`` (those
 are Kaggle's); ``search_callable`` makes it a callable with Kaggle's signature. So does a game's
 host agents (``HOST_AGENTS``: connectx's ``perfect``), named as the built-in ones are:
-``host_callable`` makes one a callable.
+``host_callable`` makes one a callable, and ``PolicyCallable`` a batched Python policy (a
+trained network alone).
 """
 
 import contextlib
@@ -274,6 +275,41 @@ def host_callable(game, name):
     if name not in names:
         raise ValueError(f"{name!r} is no host agent of {game} ({', '.join(names) or 'none'})")
     return HostCallable(game, name)
+
+
+class NetworkPolicy:
+    """A batched Python policy ``policy(obs, legal)`` (``selfplay``'s: each field's rows, the
+    seat's own for per-agent fields) for one seat of a one-episode engine."""
+
+    def __init__(self, policy, engine):
+        self.policy = policy
+        self.engine = engine
+
+    def reset(self):
+        pass  # nothing kept between moves
+
+    def __call__(self, engine, seat):
+        obs = {}
+        for f in engine.observation:
+            arr = engine.obs[f.name]
+            obs[f.name] = arr if f.shared else arr[:, seat]
+        return int(np.asarray(self.policy(obs, obs.get("legal")))[0])
+
+
+class PolicyCallable(SearchCallable):
+    """A batched Python policy (a trained network playing alone) with Kaggle's signature
+    ``agent(observation, configuration)``: the position is rebuilt from the observation as
+    ``SearchCallable`` rebuilds it, and the policy reads the engine's observation of it."""
+
+    def __init__(self, game, policy, name=None):
+        self.game = game
+        self.agent = policy
+        self.spec = registry.get_spec(game)
+        self.__name__ = name or getattr(policy, "__name__", type(policy).__name__)
+        self._key = None
+
+    def _policy(self):
+        return NetworkPolicy(self.agent, self.engine)
 
 
 def host_names(game):
