@@ -58,12 +58,6 @@ def _forget_registered_games():
 def pytest_configure(config):
     if not hasattr(config, "workerinput"):  # the session's own process; its workers inherit it
         processes.new_session()
-    # The reference games run under JAX (Pgx, gymnax) for a few hundred steps a test: XLA's
-    # code unoptimised compiles in about three quarters of the time (Pgx's shogi step: 9.5 ->
-    # 7.0 s) and gives the same numbers. Read when JAX is first imported, by this process and the
-    # tests' own; not where benchmarks time JAX.
-    if getattr(config.option, "benchmark_disable", False):
-        os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0")
 
 
 def pytest_collection_modifyitems(session, config, items):
