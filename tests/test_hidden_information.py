@@ -224,7 +224,10 @@ def leaky(tmp_path, name, old, new, file="rules.py"):
 
 def test_an_observation_showing_the_other_card_fails_the_check(tmp_path):
     game = leaky(
-        tmp_path, "peek_poker", "features[s.cards[k]] = True", "features[s.cards[1 - k]] = True"
+        tmp_path,
+        "peek_poker",
+        "features[card] = card == s.cards[k]",
+        "features[card] = card == s.cards[1 - k]",
     )
     with pytest.raises(testing.CheckFailed, match="agent 0's observation 'features'"):
         testing.check_hidden_information(game)

@@ -65,11 +65,16 @@ def checkpoint(path, game=None, simulations=None, name=None):
             return _Named(player.policy, name)
         return player.agent(simulations, name=name)
     if simulations is not None:
-        raise ValueError(
-            f"{name!r}: only an AlphaZero checkpoint (vecenv train alphazero) plays with "
-            f"N simulations; {path} is a PPO policy"
-        )
+        refuse_simulations(name, path)
     return ppo.checkpoint.from_data(data, path, game=game).selfplay
+
+
+def refuse_simulations(name, path):
+    """The ValueError of ``FILE.pt:N`` naming a PPO policy: only a network searches."""
+    raise ValueError(
+        f"{name!r}: only an AlphaZero checkpoint (vecenv train alphazero) plays with "
+        f"N simulations; {path} is a PPO policy"
+    )
 
 
 def load(path, game=None):

@@ -166,19 +166,15 @@ def step(s, cfg, actions, rewards):
 
 @nb.njit(cache=True, error_model="numpy")
 def observe(s, cfg, obs, i):
-    running = any_active(s)
+    """Each agent's card and mark (its card one-hot in its features), then what ``observe_step``
+    writes."""
     for k in range(2):
         obs[0][i, k] = s.cards[k]  # agent k's row: its own card only
         obs[1][i, k] = k + 1
-        obs[2][i, k] = s.pot[k]
-        obs[4][i, k] = running
         features = obs[5][i, k]
-        for f in range(7):
-            features[f] = False
-        features[s.cards[k]] = True
-        features[3 + s.pot[k]] = True
-        features[5 + s.pot[1 - k]] = True
-    obs[3][i] = to_move(s)
+        for card in range(CARDS):
+            features[card] = card == s.cards[k]
+    observe_step(s, cfg, obs, i)
 
 
 @nb.njit(cache=True, error_model="numpy")

@@ -381,10 +381,7 @@ def checkpoint_policy(name, game=None):
     loaded = tournament.load(path, game)
     if not isinstance(loaded, alphazero.Player):
         if simulations is not None:
-            raise ValueError(
-                f"{name!r}: only an AlphaZero checkpoint (vecenv train alphazero) plays with "
-                f"N simulations; {path} is a PPO policy"
-            )
+            tournament.refuse_simulations(name, path)
         return loaded.percept
     if simulations is not None and int(simulations) == 0:
         agent = PolicyCallable(loaded.game, loaded.policy, name=name)
