@@ -38,17 +38,51 @@ _TEMPLATES = {
 }
 
 
-def _parallel_variant(template, names):
+# The rules' functions the parallel block calls by name, with their arguments (see ``_called``).
+_RULES_CALLS = {
+    "game_step": "s, cfg, actions, rewards",
+    "game_observe": "s, cfg, obs, i",
+    "game_observe_step": "s, cfg, obs, i",
+}
+
+
+def _called(rules_module):
+    """Wrappers compiled as calls of those of the rules' functions the game compiles inline
+    (``inline="always"``), for the parallel variant: numba's parallel loops drop writes inlined
+    into their body through a borrowed array (``kernels.views.borrowed``), such as a step's
+    rewards, while writes inside a call stay. The serial drivers keep them inlined."""
+    names = {"game_step": "step", "game_observe": "observe", "game_observe_step": "observe_step"}
+    if not hasattr(rules_module, "observe_step"):
+        names["game_observe_step"] = "observe"
+    wrappers = {}
+    for binding, name in names.items():
+        options = getattr(getattr(rules_module, name, None), "targetoptions", {})
+        if options.get("inline") == "always":
+            args = _RULES_CALLS[binding]
+            wrappers[binding] = (
+                '@nb.njit(cache=True, error_model="numpy")\n'
+                f"def {binding}_called({args}):\n"
+                f"    return {binding}({args})\n\n\n"
+            )
+    return wrappers
+
+
+def _parallel_variant(template, names, called=None):
     """The functions of the template's parallel block, rewritten as ``<name>_parallel``: the same
     bodies, compiled with ``parallel=True``, with ``nb.prange`` on the loops marked "parallel"
-    (none for a template without the block)."""
+    (none for a template without the block); the rules' functions named in ``called`` (from
+    ``_called``) called through their wrappers, which come first."""
     if _PARALLEL_BEGIN not in template:
         return ""
+    called = called or {}
     block = template.split(_PARALLEL_BEGIN, 1)[1].split(_PARALLEL_END, 1)[0]
     block = block.replace('error_model="numpy")', 'error_model="numpy", parallel=True)')
     for name in names:
         assert block.count(f"def {name}(") == 1
         block = re.sub(rf"\b{name}\(", f"{name}_parallel(", block)
+    for binding in called:
+        block = re.sub(rf"\b{binding}\(", f"{binding}_called(", block)
+    block = "".join(called.values()) + block
     lines = []
     for line in block.splitlines(keepends=True):
         if line.rstrip().endswith("# parallel"):
@@ -113,7 +147,7 @@ def driver_source(rules_module, action_discrete, kind="drivers", copies=None, co
         + _END
         + tail
         + "\n\n"
-        + _parallel_variant(template, parallel_names)
+        + _parallel_variant(template, parallel_names, _called(rules_module))
     )
 
 

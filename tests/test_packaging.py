@@ -268,3 +268,20 @@ def test_readme_commands_in_the_other_order_leave_a_working_install(tmp_path):
     assert done.returncode == 0, done.stderr
     assert Path(done.stdout.decode().strip()).parent == site_packages / "vecenv"
     assert not [p for p in site_packages.rglob("*") if p.suffix in (".nbi", ".nbc")]
+
+
+def test_rules_compiled_inline_are_called_from_the_parallel_drivers():
+    """kuhn_poker's step is compiled inline: the serial step inlines it, the parallel step calls
+    it through its wrapper (whose writes numba's parallel loop keeps); a game whose rules are
+    plain calls has no wrapper."""
+    from vecenv.kernels import build
+
+    kuhn = build.driver_source(vecenv.registry.game_module("kuhn_poker", "rules"), True)
+    serial = kuhn.split("def step(", 1)[1].split("\n@nb.njit", 1)[0]
+    parallel = kuhn.split("def step_parallel(", 1)[1].split("\n@nb.njit", 1)[0]
+    assert "game_step(s, cfg, actions[i]" in serial and "game_step_called" not in serial
+    assert "game_step_called(s, cfg, actions[i]" in parallel
+    assert kuhn.count("def game_step_called(") == 1
+    assert "game_observe_called" not in kuhn
+    cartpole = build.driver_source(vecenv.registry.game_module("cartpole", "rules"), True)
+    assert "_called" not in cartpole

@@ -438,3 +438,23 @@ def test_importing_the_face_prints_nothing(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout == "" and done.stderr == ""
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_resources_link_removed_by_another_process_is_no_error(tmp_path, monkeypatch):
+    """Two processes importing the face in one folder (a suite's workers) both find PufferLib's
+    ``resources`` link; the second to unlink it finds it gone, which must not fail its import."""
+    import os
+
+    import vecenv.pufferlib as face
+
+    monkeypatch.chdir(tmp_path)
+    os.symlink(os.path.join(pufferlib.__path__[0], "resources"), "resources")
+    unlink = os.unlink
+
+    def removed_first(path):  # the other process unlinks between this one's check and unlink
+        unlink(path)
+        raise FileNotFoundError(2, "No such file or directory", path)
+
+    monkeypatch.setattr(os, "unlink", removed_first)
+    face._remove_resources_link()
+    assert not os.path.lexists("resources")

@@ -64,10 +64,13 @@ __all__ = ["PufferEnv", "env_creator"]
 
 def _remove_resources_link():
     """PufferLib's import leaves a ``resources`` link to its package in the working directory;
-    remove it (only that link) so that a run leaves no trace in the user's folder."""
+    remove it (only that link) so that a run leaves no trace in the user's folder. Processes
+    importing this face at once in one folder (a test suite's workers) race for the same link:
+    the one that finds it gone has nothing left to do."""
     target = os.path.join(pufferlib.__path__[0], "resources")
-    if os.path.islink("resources") and os.readlink("resources") == target:
-        os.unlink("resources")
+    with contextlib.suppress(FileNotFoundError):
+        if os.path.islink("resources") and os.readlink("resources") == target:
+            os.unlink("resources")
 
 
 _remove_resources_link()

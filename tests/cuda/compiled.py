@@ -1,6 +1,7 @@
-"""Compiles games' GPU kernels to PTX, in a process of its own, for ``test_ptx.py``: every kernel
-the engine launches, for sm_90 (``BOTH`` for sm_80 too; ``SEARCHED``'s search too), with no GPU
-or driver (see ``vecenv.cuda.compile.target_capability``). Prints one JSON line per game:
+"""Compiles games' GPU kernels to PTX, in a process of its own, for ``test_ptx.py``: for sm_90
+(``BOTH`` for sm_80 too; ``SEARCHED``'s search too), with no GPU or driver (see
+``vecenv.cuda.compile.target_capability``), every kernel the engine launches for the games of
+``EVERY_KERNEL`` and each other game's ``game_kernels``. Prints one JSON line per game:
 ``{"game", "kernels": [[label, "sm_XY", PTX bytes, constant bytes], ...], "error"}``.
 
     python -m tests.cuda.compiled game [game ...]
@@ -25,8 +26,28 @@ SEARCHED = "tictactoe"
 TRAINED = "game_2048"
 
 
+# Every kernel for one game of one agent and one of two with built-in agents: the kernels' own
+# code is the same for every game. Every other game compiles the kernel that runs all of its
+# rules (``game_kernels``): the other kernels are the same code around a part of them, and
+# compiling them all took a third more of the suite's CPU time for no more of the rules.
+EVERY_KERNEL = (BOTH, "connectx")
+
+
 def capabilities(game):
     return CAPABILITIES if game == BOTH else CAPABILITIES[-1:]
+
+
+def game_kernels(game):
+    """The labels of ``vecenv.cuda.ptx.signatures`` compiled for ``game``: None (every one) for
+    ``EVERY_KERNEL``; else the one-agent rollout (reset, step and observe) or the step with the
+    built-in agents' moves (reset and observe in its autoreset), or without where it has none."""
+    from vecenv import registry
+
+    if game in EVERY_KERNEL:
+        return None
+    if registry.get_spec(game).num_agents == 1:
+        return {"rollout"}
+    return {"step_agents"} if registry.game_module(game, "agents") is not None else {"step"}
 
 
 def main(games):
@@ -36,7 +57,7 @@ def main(games):
     cachelock.install()  # the test process shares these caches
     for game in games:
         try:
-            out = ptx(game, capabilities(game))
+            out = ptx(game, capabilities(game), only=game_kernels(game))
             if game == SEARCHED:
                 cc = CAPABILITIES[-1]
                 out["search", cc] = search_ptx(game, cc)
