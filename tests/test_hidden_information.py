@@ -226,7 +226,7 @@ def test_an_observation_showing_the_other_card_fails_the_check(tmp_path):
     game = leaky(
         tmp_path,
         "peek_poker",
-        "features[card] = card == s.cards[k]",
+        "features[card] = card == own",
         "features[card] = card == s.cards[1 - k]",
     )
     with pytest.raises(testing.CheckFailed, match="agent 0's observation 'features'"):
@@ -237,8 +237,8 @@ def test_an_agent_reading_the_other_seat_fails_the_check(tmp_path):
     game = leaky(
         tmp_path,
         "cheat_poker",
-        "    return uniform_choice(r, obs[LEGAL][i])",
-        "    return 0 if obs[0][i, 1 - player] == 0 else uniform_choice(r, obs[LEGAL][i])",
+        "    return integer(r, count) + (1 - np.int64(legal[0]))",
+        "    return 0 if obs[0][i, 1 - player] == 0 else integer(r, count) + 1 - legal[0]",
         file="agents.py",
     )
     with pytest.raises(testing.CheckFailed, match="built-in agent 'random' moved otherwise"):
