@@ -38,27 +38,31 @@ _TEMPLATES = {
 }
 
 
-# The rules' functions the parallel block calls by name, with their arguments (see ``_called``).
-_RULES_CALLS = {
-    "game_step": "s, cfg, actions, rewards",
-    "game_observe": "s, cfg, obs, i",
-    "game_observe_step": "s, cfg, obs, i",
+# What the parallel block calls that runs the rules: (the rules' functions it runs, its
+# arguments). ``_begin`` (the drivers' own, inline) runs ``reset`` and ``observe``.
+_CALLED = {
+    "game_step": (("step",), "s, cfg, actions, rewards"),
+    "game_observe": (("observe",), "s, cfg, obs, i"),
+    "game_observe_step": (("observe_step",), "s, cfg, obs, i"),
+    "_begin": (("reset", "observe"), "s, cfg, obs, i"),
 }
 
 
 def _called(rules_module):
-    """Wrappers compiled as calls of those of the rules' functions the game compiles inline
-    (``inline="always"``), for the parallel variant: numba's parallel loops drop writes inlined
-    into their body through a borrowed array (``kernels.views.borrowed``), such as a step's
-    rewards, while writes inside a call stay. The serial drivers keep them inlined."""
-    names = {"game_step": "step", "game_observe": "observe", "game_observe_step": "observe_step"}
-    if not hasattr(rules_module, "observe_step"):
-        names["game_observe_step"] = "observe"
+    """Wrappers compiled as plain calls of what in ``_CALLED`` runs a rules function the game
+    compiles inline (``inline="always"``), for the parallel variant: numba's parallel loops drop
+    writes inlined into their body through a borrowed array (``kernels.views.borrowed``), such
+    as a step's rewards, while writes inside a call stay. The serial drivers keep them inlined."""
+
+    def inlined(name):
+        function = getattr(rules_module, name, None)
+        if function is None and name == "observe_step":
+            function = rules_module.observe  # bound in its place (``driver_source``)
+        return getattr(function, "targetoptions", {}).get("inline") == "always"
+
     wrappers = {}
-    for binding, name in names.items():
-        options = getattr(getattr(rules_module, name, None), "targetoptions", {})
-        if options.get("inline") == "always":
-            args = _RULES_CALLS[binding]
+    for binding, (names, args) in _CALLED.items():
+        if any(inlined(name) for name in names):
             wrappers[binding] = (
                 '@nb.njit(cache=True, error_model="numpy")\n'
                 f"def {binding}_called({args}):\n"
@@ -70,8 +74,8 @@ def _called(rules_module):
 def _parallel_variant(template, names, called=None):
     """The functions of the template's parallel block, rewritten as ``<name>_parallel``: the same
     bodies, compiled with ``parallel=True``, with ``nb.prange`` on the loops marked "parallel"
-    (none for a template without the block); the rules' functions named in ``called`` (from
-    ``_called``) called through their wrappers, which come first."""
+    (none for a template without the block); what ``called`` names (from ``_called``) called
+    through its wrapper, which comes first."""
     if _PARALLEL_BEGIN not in template:
         return ""
     called = called or {}

@@ -6,6 +6,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -285,3 +286,9 @@ def test_rules_compiled_inline_are_called_from_the_parallel_drivers():
     assert "game_observe_called" not in kuhn
     cartpole = build.driver_source(vecenv.registry.game_module("cartpole", "rules"), True)
     assert "_called" not in cartpole
+    # A reset or observe compiled inline runs inside the drivers' own ``_begin``: that is called.
+    inline, plain = (SimpleNamespace(targetoptions={"inline": v}) for v in ("always", "never"))
+    rules = SimpleNamespace(reset=inline, step=plain, observe=plain)
+    assert set(build._called(rules)) == {"_begin"}
+    rules = SimpleNamespace(reset=plain, step=plain, observe=inline)
+    assert set(build._called(rules)) == {"_begin", "game_observe", "game_observe_step"}
