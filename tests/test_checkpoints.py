@@ -59,6 +59,7 @@ def never_built(monkeypatch):
 
     monkeypatch.setattr(ppo.checkpoint, "ActorCritic", refuse)
     monkeypatch.setattr(alphazero, "Network", refuse)
+    monkeypatch.setattr(alphazero, "ResidualNetwork", refuse)
 
 
 def ppo_cases(data):

@@ -86,6 +86,17 @@ streams, advanced in place), refusing a configuration it cannot play with a Valu
   it (Kaggle's per-agent states of every step), where Kaggle's text tells more than one record.
 
 **``replay.js``** (optional), the HTML replay's drawing code for the Kaggle face (``renderStep``).
+
+**``board.py``** (optional), the board as AlphaZero's network reads it (``vecenv.alphazero``):
+``FIELD`` (the name of the observation field holding the cells, categorical, row-major),
+``shape(config) -> (rows, columns)`` (the residual network's planes) and
+``symmetries(config) -> [(cells, actions), ...]``, the board's symmetries besides the identity
+under which the rules are the same (connect four's mirror, tic-tac-toe's and othello's seven
+rotations and reflections; none: ``[]``), each two index arrays: the image's cell i is the
+original's ``cells[i]``, its action j the original's action ``actions[j]`` (actions counted from
+the lowest). ``vecenv.kernels.symmetry`` gives the usual ones; the replay buffer sees each sampled
+position through one of them. ``tests/test_alphazero_network.py`` checks every game's: the image
+of a position, started from, has the moved legal actions and plays on as its image.
 """
 
 SPEC_SUFFIX = ".json"
@@ -109,4 +120,6 @@ AGENTS = "agents"
 REQUIRED_AGENTS = ("NAMES", "MEMORY", "act")
 OPTIONAL_AGENTS = ("HOST_AGENTS", "host_agent")
 RENDER = "render"
+BOARD = "board"
+REQUIRED_BOARD = ("FIELD", "shape", "symmetries")
 RENDERERS = ("rgb_array", "ansi", "ansi_episode")

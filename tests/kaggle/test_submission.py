@@ -37,14 +37,18 @@ def load_file(path):
     return namespace
 
 
-def untrained_alphazero(folder, game, hidden=(32,)):
+def untrained_alphazero(folder, game, hidden=(32,), network="mlp"):
     engine = Engine(game, num_envs=1, seed=0)
     features = alphazero.Features(engine, cross=True)
     actions = search.MCTS(engine, 1, evaluator="uniform").num_actions
-    config = alphazero.AlphaZeroConfig(hidden=hidden, iterations=1, eval_simulations=SIMULATIONS)
+    config = alphazero.AlphaZeroConfig(
+        hidden=hidden, network=network, blocks=2, filters=8, iterations=1,
+        eval_simulations=SIMULATIONS,
+    )  # fmt: skip
     torch.manual_seed(4)
-    net = alphazero.Network(features.size, actions, config.hidden)
-    path = folder / f"{game}.pt"
+    board = alphazero.Board.of(game, engine.config, actions)
+    net = alphazero.architecture(game, network, features, board, actions, config)[1]()
+    path = folder / f"{game}-{network}.pt"
     alphazero.save(str(path), game, net, config, {})
     return path
 
@@ -65,8 +69,8 @@ def ppo_policy(folder, game, norm=True):
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     """Checkpoints and their submissions: a connectx network trained a little (it beats
-    random), an untrained tictactoe network, an untrained connectx PPO policy with running
-    statistics."""
+    random), an untrained tictactoe network, an untrained connectx residual network, an
+    untrained connectx PPO policy with running statistics."""
     folder = tmp_path_factory.mktemp("submission")
     config = alphazero.AlphaZeroConfig(
         num_games=32,
@@ -84,6 +88,7 @@ def files(tmp_path_factory):
     checkpoints = {
         "connectx": folder / "run" / "model.pt",
         "tictactoe": untrained_alphazero(folder, "tictactoe"),
+        "resnet": untrained_alphazero(folder, "connectx", network="resnet"),
         "ppo": ppo_policy(folder, "connectx"),
     }
     out = {}
@@ -181,7 +186,8 @@ def test_the_file_needs_numpy_and_the_standard_library_alone(files, tmp_path):
 
 
 def test_the_network_in_numpy_is_the_checkpoints(files):
-    for name, game in (("connectx", "connectx"), ("tictactoe", "tictactoe"), ("ppo", "connectx")):
+    cases = (("connectx", "connectx"), ("tictactoe", "tictactoe"), ("ppo", "connectx"))
+    for name, game in (*cases, ("resnet", "connectx")):
         checkpoint, path = files[name]
         namespace = load_file(path)
         loaded = tournament.load(str(checkpoint))
@@ -203,8 +209,12 @@ def test_the_network_in_numpy_is_the_checkpoints(files):
 
 
 def test_the_search_is_vecenvs_move_for_move(files):
-    for game in ("connectx", "tictactoe"):
-        checkpoint, path = files[game]
+    for name, game in (
+        ("connectx", "connectx"),
+        ("tictactoe", "tictactoe"),
+        ("resnet", "connectx"),
+    ):
+        checkpoint, path = files[name]
         namespace = load_file(path)
         assert namespace["SIMULATIONS"] == SIMULATIONS  # the run's evaluation search, by default
         player = alphazero.load(str(checkpoint))

@@ -61,7 +61,12 @@ def cmd_alphazero(args, out):
         "checkpoint_every": args.checkpoint_every,
         "seed": args.seed,
         "torch_threads": args.torch_threads,
+        "network": args.network,
+        "blocks": args.blocks,
+        "filters": args.filters,
     }
+    if args.symmetries is not None:
+        values["symmetries"] = args.symmetries == "on"
     if args.features is not None:
         values["cross_features"] = args.features == "cross"
     if args.hidden is not None:
@@ -145,7 +150,20 @@ def add_parser(kinds):
     p.add_argument("--num-games", type=positive_int, help="games played at once (128)")
     p.add_argument("--simulations", type=positive_int, help="simulations a move (32)")
     p.add_argument("--selection", choices=("gumbel", "puct"), help="root selection (gumbel)")
-    p.add_argument("--hidden", help="hidden layer sizes (256,256)")
+    p.add_argument(
+        "--network",
+        choices=("mlp", "resnet"),
+        help="an MLP over the features, or a residual CNN over the game's board (mlp)",
+    )
+    p.add_argument("--hidden", help="the MLP's hidden layer sizes (256,256)")
+    p.add_argument("--blocks", type=positive_int, help="the residual network's blocks (2)")
+    p.add_argument("--filters", type=positive_int, help="the residual network's channels (32)")
+    p.add_argument(
+        "--symmetries",
+        choices=("on", "off"),
+        help="learn each sampled position through a symmetry of the board drawn for it, where "
+        "the game declares them (on)",
+    )
     p.add_argument("--learning-rate", type=positive_float, help="Adam's step size (1e-3)")
     p.add_argument("--batch-size", type=positive_int, help="minibatch size (256)")
     p.add_argument("--updates", type=count, help="minibatches per iteration (100)")

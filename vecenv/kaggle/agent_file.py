@@ -185,11 +185,49 @@ def _dense(x, w, b):
     return (x @ w.T + b).astype(np.float32)
 
 
+def _conv(x, w, b):
+    """Planes ``x`` (C, H, W) convolved by ``w`` (F, C, k, k) plus ``b``, zero-padded to keep H x W
+    (torch's ``Conv2d`` with ``padding=k // 2``)."""
+    k = w.shape[2]
+    rows, columns = x.shape[1:]
+    padded = np.pad(x, ((0, 0), (k // 2, k // 2), (k // 2, k // 2)))
+    out = np.zeros((w.shape[0], rows, columns), dtype=np.float32) + b[:, None, None]
+    for dy in range(k):
+        for dx in range(k):
+            window = padded[:, dy : dy + rows, dx : dx + columns]
+            out += np.tensordot(w[:, :, dy, dx], window, axes=1)
+    return out.astype(np.float32)
+
+
+def _residual(x, w):
+    """vecenv.alphazero.ResidualNetwork's forward pass on one position's features ``x``."""
+    rows, columns = LAYOUT["shape"]
+    planes = x[np.asarray(LAYOUT["planes"], dtype=np.int64)].reshape(rows * columns, -1)
+    h = _conv(planes.T.reshape(-1, rows, columns), w["input.weight"], w["input.bias"])
+    if LAYOUT["extras"]:
+        extras = x[np.asarray(LAYOUT["extras"], dtype=np.int64)]
+        h = h + (w["extras.weight"] @ extras).astype(np.float32)[:, None, None]
+    h = np.maximum(h, 0)
+    for k in range(LAYOUT["blocks"]):
+        inner = np.maximum(_conv(h, w[f"blocks.{k}.first.weight"], w[f"blocks.{k}.first.bias"]), 0)
+        h = np.maximum(
+            h + _conv(inner, w[f"blocks.{k}.second.weight"], w[f"blocks.{k}.second.bias"]), 0
+        )
+    p = np.maximum(_conv(h, w["policy_conv.weight"], w["policy_conv.bias"]), 0).reshape(-1)
+    v = np.maximum(_conv(h, w["value_conv.weight"], w["value_conv.bias"]), 0).reshape(-1)
+    v = np.maximum(_dense(v, w["value_hidden.weight"], w["value_hidden.bias"]), 0)
+    logits = _dense(p, w["policy.weight"], w["policy.bias"])
+    value = np.tanh(_dense(v, w["value.weight"], w["value.bias"]))
+    return logits.astype(np.float64), float(value[0])
+
+
 def network(observation):
     """(logits as float64, value for the seat to move) of the network (AlphaZero's), or the PPO
     actor's logits and 0."""
     w = _weights()
     x = features(observation)
+    if KIND == "alphazero" and LAYOUT.get("network") == "resnet":
+        return _residual(x, w)
     if KIND == "alphazero":
         for k in range(LAYOUT["trunk"]):
             x = np.maximum(_dense(x, w[f"trunk.{2 * k}.weight"], w[f"trunk.{2 * k}.bias"]), 0)

@@ -5,9 +5,12 @@ holding the network (its weights as base64 of zlib-compressed float32, its layou
 configuration). The network is plain data (``vecenv.alphazero.Player.kaggle_submission`` and
 ``vecenv.ppo.Policy.kaggle_submission`` give it from a loaded checkpoint):
 
-- AlphaZero: ``{"kind": "alphazero", "game", "configuration", "fields", "crosses", "trunk":
-  [(weight, bias), ...], "policy": (weight, bias), "value": (weight, bias), "actions",
-  "simulations"}`` (``fields`` and ``crosses`` as ``vecenv.alphazero.Features`` holds them);
+- AlphaZero: ``{"kind": "alphazero", "game", "configuration", "fields", "crosses", "actions",
+  "simulations", "network"}`` (``fields`` and ``crosses`` as ``vecenv.alphazero.Features`` holds
+  them) and, for ``"network": "mlp"``, ``"trunk": [(weight, bias), ...], "policy": (weight,
+  bias), "value": (weight, bias)``; for ``"resnet"`` (``vecenv.alphazero.ResidualNetwork``),
+  ``"shape"`` (rows, columns), ``"planes"`` and ``"extras"`` (the feature columns of the board's
+  planes and of the rest), ``"blocks"`` and ``"arrays"``, its state dict as (name, array) pairs;
 - PPO: ``{"kind": "ppo", "game", "configuration", "fields": [[name, space], ...], "norm":
   None or (mean, var), "actor": [(weight, bias), ...], "activation", "actions"}``.
 
@@ -49,13 +52,27 @@ def source(network):
         k: configuration[k] for k in ("rows", "columns", "inarow") if k in configuration
     }
     arrays = []  # (name, float32 array), in the order the file reads them
-    if kind == "alphazero":
+    if kind == "alphazero" and network.get("network") == "resnet":
+        arrays = list(network["arrays"])
+        layout = {
+            "network": "resnet",
+            "fields": [list(f) for f in network["fields"]],
+            "crosses": [list(c) for c in network["crosses"]],
+            "shape": [int(n) for n in network["shape"]],
+            "planes": [int(i) for i in network["planes"]],
+            "extras": [int(i) for i in network["extras"]],
+            "blocks": int(network["blocks"]),
+            "actions": int(network["actions"]),
+        }
+        simulations = int(network["simulations"])
+    elif kind == "alphazero":
         for k, (weight, bias) in enumerate(network["trunk"]):
             arrays += [(f"trunk.{2 * k}.weight", weight), (f"trunk.{2 * k}.bias", bias)]
         for head in ("policy", "value"):
             weight, bias = network[head]
             arrays += [(f"{head}.weight", weight), (f"{head}.bias", bias)]
         layout = {
+            "network": "mlp",
             "fields": [list(f) for f in network["fields"]],
             "crosses": [list(c) for c in network["crosses"]],
             "trunk": len(network["trunk"]),

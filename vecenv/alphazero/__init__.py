@@ -13,10 +13,15 @@ to the outcome). Every ``eval_every`` iterations the network plus search plays `
 ``negamax`` (where the game has it) and ``mcts`` through ``vecenv.selfplay.play``, with Wilson
 95% intervals.
 
-The network is an MLP over the observation seen by the seat to move (every field but ``legal``,
-small integer fields one-hot, and with ``cross_features`` the board crossed with the seat's own
-mark: see ``Features``), with a policy head (logits per action) and a tanh value head.
-The same seed gives the same run where torch runs deterministically (one torch thread, CPU).
+The network (``vecenv.alphazero.network``) reads the observation seen by the seat to move (every
+field but ``legal``, small integer fields one-hot, and with ``cross_features`` the board crossed
+with the seat's own mark: see ``Features``): an MLP over it (``network="mlp"``, ``hidden``), or,
+for a game whose ``board.py`` declares its board, a residual CNN over the board's planes
+(``network="resnet"``, ``blocks`` of ``filters`` channels); either has a policy head (logits per
+action) and a tanh value head. With ``symmetries`` (the default) every position sampled from
+the buffer is seen through one of the board's symmetries (``board.py``'s), drawn for it.
+The same seed gives the same run where torch runs deterministically (the same torch threads,
+CPU).
 
 A run writes ``model.pt`` (and ``checkpoint-K.pt`` every ``checkpoint_every`` iterations),
 ``curve.csv`` (loss and win rates per iteration), ``curve.png`` where matplotlib is installed and
@@ -29,7 +34,6 @@ command line and in ``vecenv.tournament.agent`` a checkpoint is spelt ``FILE.pt`
 
 import csv
 import dataclasses
-import functools
 import json
 import os
 import time
@@ -44,9 +48,24 @@ from vecenv.inputs import SEED_LIMIT
 from vecenv.kernels.turns import ACTIVE
 from vecenv.spec import is_integer
 
+from .network import (
+    Board,
+    Evaluator,
+    Features,
+    Network,
+    ResidualNetwork,
+    check_network,
+    flush_subnormals,
+    network_shapes,
+    optimizer_tensors,
+    residual_shapes,
+)
+
 FORMAT = "vecenv.alphazero/1"
-ONE_HOT_LIMIT = 16  # integer fields with at most this many values are one-hot encoded
 SELECTIONS = ("gumbel", "puct")
+# Updates between flushes of subnormal weights and moments to zero (``flush_subnormals``): a
+# flush costs about 4% of an update, and ten updates on a few subnormals cost little.
+FLUSH_EVERY = 10
 
 
 @dataclasses.dataclass
@@ -59,7 +78,11 @@ class AlphaZeroConfig:
     selection: str = "gumbel"
     iterations: int = 0
     seconds: float = 0.0
+    network: str = "mlp"
     hidden: tuple = (256, 256)
+    blocks: int = 2
+    filters: int = 32
+    symmetries: bool = True
     learning_rate: float = 1e-3
     weight_decay: float = 1e-4
     batch_size: int = 256
@@ -116,9 +139,14 @@ class AlphaZeroConfig:
                 raise ValueError(f"{name} must be a finite number >= {low}, got {value!r}")
         if self.learning_rate <= 0:
             raise ValueError(f"learning_rate must be positive, got {self.learning_rate!r}")
-        if not isinstance(self.cross_features, (bool, np.bool_)):
-            raise ValueError(f"cross_features must be True or False, got {self.cross_features!r}")
-        self.cross_features = bool(self.cross_features)
+        for name in ("cross_features", "symmetries"):
+            value = getattr(self, name)
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {value!r}")
+            setattr(self, name, bool(value))
+        self.network, self.blocks, self.filters = check_network(
+            self.network, self.blocks, self.filters
+        )
         if self.selection not in SELECTIONS:
             raise ValueError(f"selection must be one of {SELECTIONS}, got {self.selection!r}")
         if not self.iterations and not self.seconds:
@@ -127,127 +155,6 @@ class AlphaZeroConfig:
         if not self.hidden:
             raise ValueError("hidden must name at least one layer")
         self.opponents = tuple(self.opponents)
-
-
-# -- the network -------------------------------------------------------------------------------
-
-
-class Features:
-    """The network's input from a batch of observations seen by the seat to move: every field
-    but ``legal`` flattened, an integer field of at most ``ONE_HOT_LIMIT`` values one-hot (a
-    board's cells are categories, not magnitudes).
-
-    With ``cross``, also every shared categorical field's one-hot crossed with each categorical
-    scalar of the seat's own (a board's cells as seen by each ``mark``): "a stone of the seat to
-    move" is then one input, not a product of two the network must learn to form, and the
-    board reads the same for either seat."""
-
-    def __init__(self, engine, cross=False):
-        self.fields = []
-        self.crosses = []  # (shared field index, own scalar field index)
-        size = 0
-        shared, own = [], []
-        for f in engine.observation:
-            if f.name == "legal":
-                continue
-            cells = int(np.prod(f.shape, dtype=np.int64))
-            low, high = np.min(f.low), np.max(f.high)
-            categories = 0
-            integer = np.issubdtype(f.dtype, np.integer) and np.isfinite([low, high]).all()
-            if integer and 0 < high - low + 1 <= ONE_HOT_LIMIT:
-                categories = int(high - low + 1)
-            if categories and f.shared:
-                shared.append(len(self.fields))
-            elif categories and cells == 1:
-                own.append(len(self.fields))
-            self.fields.append((f.name, cells, int(low) if categories else 0, categories))
-            size += cells * max(categories, 1)
-        if cross:
-            for s in shared:
-                for o in own:
-                    self.crosses.append((s, o))
-                    size += self.fields[s][1] * self.fields[s][3] * self.fields[o][3]
-        self.cross = bool(cross)
-        self.size = size
-
-    def __call__(self, obs):
-        # Written into one array, block by block (``fields``' then ``crosses``'); a one-hot block
-        # is rows of an identity matrix taken by index, and a crossed block, the product of two
-        # one-hots, is the one-hot of the pair of indices.
-        rows = np.asarray(obs[self.fields[0][0]]).reshape(-1, self.fields[0][1]).shape[0]
-        out = np.empty((rows, self.size), dtype=np.float32)
-        indices, col = {}, 0
-        for k, (name, cells, low, categories) in enumerate(self.fields):
-            x = np.asarray(obs[name]).reshape(rows, cells)
-            if categories:
-                index = np.clip(x.astype(np.int64) - low, 0, categories - 1)
-                block = out[:, col : col + cells * categories].reshape(rows, cells, categories)
-                np.take(_identity(categories), index, axis=0, out=block)
-                indices[k] = index
-                col += cells * categories
-            else:
-                out[:, col : col + cells] = np.nan_to_num(x.astype(np.float32))
-                col += cells
-        for s, o in self.crosses:
-            _, cells, _, shared = self.fields[s]
-            own = self.fields[o][3]
-            pair = indices[s] * own + indices[o][:, :1]  # (T, cells): the (cell value, own) pair
-            block = out[:, col : col + cells * shared * own].reshape(rows, cells, shared * own)
-            np.take(_identity(shared * own), pair, axis=0, out=block)
-            col += cells * shared * own
-        return out
-
-
-@functools.cache
-def _identity(n):
-    return np.eye(n, dtype=np.float32)
-
-
-def network_shapes(inputs, actions, hidden):
-    """``Network``'s state dict shapes (key -> shape), without making it."""
-    shapes = checkpoints.mlp_shapes("trunk", [inputs, *hidden])
-    width = hidden[-1] if hidden else inputs
-    shapes.update({"policy.weight": (actions, width), "policy.bias": (actions,)})
-    shapes.update({"value.weight": (1, width), "value.bias": (1,)})
-    return shapes
-
-
-class Network(nn.Module):
-    """An MLP trunk with a policy head (one logit per action) and a value head in [-1, 1]."""
-
-    def __init__(self, inputs, actions, hidden):
-        super().__init__()
-        layers, width = [], inputs
-        for h in hidden:
-            layers += [nn.Linear(width, h), nn.ReLU()]
-            width = h
-        self.trunk = nn.Sequential(*layers)
-        self.policy = nn.Linear(width, actions)
-        self.value = nn.Linear(width, 1)
-
-    def forward(self, x):
-        h = self.trunk(x)
-        return self.policy(h), torch.tanh(self.value(h)).squeeze(-1)
-
-
-class Evaluator:
-    """The network as the search's batched evaluator: ``(obs, legal) -> (logits, values)``."""
-
-    def __init__(self, network, features):
-        self.network, self.features = network, features
-        self.__name__ = "alphazero"
-
-    def __call__(self, obs, legal):
-        with torch.no_grad():
-            logits, values = self.network(torch.from_numpy(self.features(obs)))
-        return logits.double().numpy(), values.double().numpy()
-
-    def policy(self, obs, legal):
-        """The network alone: the legal action of the largest logit (a Python policy)."""
-        logits, _ = self(obs, legal)
-        if legal is not None:
-            logits = np.where(legal, logits, -np.inf)
-        return np.argmax(logits, axis=1).astype(np.int64)
 
 
 # -- self-play -----------------------------------------------------------------------------------
@@ -344,11 +251,14 @@ class Buffer:
                 f"or raise the budget with {memory.ENV_VAR} (e.g. {memory.ENV_VAR}=32G)"
             )
 
-    def __init__(self, size, inputs, actions):
+    def __init__(self, size, inputs, actions, symmetries=None):
         self.x = np.zeros((size, inputs), dtype=np.float32)
         self.policy = np.zeros((size, actions), dtype=np.float32)
         self.value = np.zeros(size, dtype=np.float32)
         self.size, self.next, self.full = size, 0, False
+        # (columns, actions) of ``Board.tables``: each sampled position is seen through one of
+        # the board's symmetries drawn for it (the identity among them); None: as played
+        self.symmetries = symmetries
 
     def __len__(self):
         return self.size if self.full else self.next
@@ -364,11 +274,14 @@ class Buffer:
 
     def sample(self, rng, batch):
         index = rng.integers(len(self), size=batch)
-        return (
-            torch.from_numpy(self.x[index]),
-            torch.from_numpy(self.policy[index]),
-            torch.from_numpy(self.value[index]),
-        )
+        if self.symmetries is None:
+            x, policy = self.x[index], self.policy[index]
+        else:
+            columns, actions = self.symmetries
+            drawn = rng.integers(len(columns), size=batch)
+            x = self.x[index[:, None], columns[drawn]]
+            policy = self.policy[index[:, None], actions[drawn]]
+        return torch.from_numpy(x), torch.from_numpy(policy), torch.from_numpy(self.value[index])
 
 
 def update(network, optimizer, batch):
@@ -419,11 +332,14 @@ class Trainer:
         self.features = Features(self.engine, cross=config.cross_features)
         probe = search.MCTS(self.engine, 1, evaluator="uniform")
         self.low, self.num_actions = probe.low, probe.num_actions
+        self.board = Board.of(self.game, self.engine.config, self.num_actions)
         # What the network and the replay buffer take, before either is allocated.
-        shapes = network_shapes(self.features.size, self.num_actions, config.hidden)
+        shapes, make = architecture(
+            self.game, config.network, self.features, self.board, self.num_actions, config
+        )
         need = checkpoints.check_budget(shapes, "the network")
         Buffer.check(config.buffer_size, self.features.size, self.num_actions, need)
-        self.network = Network(self.features.size, self.num_actions, config.hidden)
+        self.network = make()
         self.evaluator = Evaluator(self.network, self.features)
         options = dict(selection=config.selection, evaluator=self.evaluator)
         if config.selection == "puct":
@@ -435,7 +351,10 @@ class Trainer:
         self.optimizer = torch.optim.Adam(
             self.network.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
         )
-        self.buffer = Buffer(config.buffer_size, self.features.size, self.num_actions)
+        tables = None
+        if config.symmetries and self.board is not None and self.board.symmetries:
+            tables = self.board.tables(self.features, self.num_actions)
+        self.buffer = Buffer(config.buffer_size, self.features.size, self.num_actions, tables)
         self.rng = np.random.default_rng(config.seed)
         self.done = 0
 
@@ -448,10 +367,13 @@ class Trainer:
         )
         self.buffer.add(x, policy, outcome)
         self.network.train()
-        losses = [
-            update(self.network, self.optimizer, self.buffer.sample(self.rng, config.batch_size))
-            for _ in range(config.updates)
-        ]
+        losses = []
+        for k in range(config.updates):
+            batch = self.buffer.sample(self.rng, config.batch_size)
+            losses.append(update(self.network, self.optimizer, batch))
+            if (k + 1) % FLUSH_EVERY == 0 or k + 1 == config.updates:
+                flush_subnormals(self.network.parameters())
+                flush_subnormals(optimizer_tensors(self.optimizer))
         self.network.eval()
         self.done += 1
         policy_loss, value_loss = np.mean(losses, axis=0) if losses else (np.nan, np.nan)
@@ -560,6 +482,41 @@ def evaluate(player, config, seed):
         )
         summaries.append(result.summary)
     return summaries
+
+
+@dataclasses.dataclass(frozen=True)
+class Sizes:
+    """A network's sizes as a checkpoint declares them (``AlphaZeroConfig`` has the same)."""
+
+    hidden: tuple
+    blocks: int
+    filters: int
+
+
+def architecture(game, kind, features, board, actions, sizes):
+    """(state dict shapes, a function making the network) of the network ``kind`` (``mlp`` of
+    ``sizes.hidden``, or ``resnet`` of ``sizes.blocks`` and ``sizes.filters``) for ``features``
+    and ``board`` (``Board.of``'s); the shapes are known before anything is allocated."""
+    if kind == "mlp":
+        hidden = sizes.hidden
+        return network_shapes(features.size, actions, hidden), lambda: Network(
+            features.size, actions, hidden
+        )
+    if board is None:
+        raise ValueError(
+            f"the residual network convolves the game's board: {game} declares none (a "
+            "board.py beside its rules: docs/own-game/protocol.md); use the MLP (network mlp)"
+        )
+    planes, extras = features.planes(board.field)
+    cells = planes.shape[0]
+    if cells != board.shape[0] * board.shape[1]:
+        raise ValueError(
+            f"{game}'s board.py: a board of {board.shape[0]} x {board.shape[1]} cells, but its "
+            f"field {board.field!r} has {cells}"
+        )
+    blocks, filters = sizes.blocks, sizes.filters
+    shapes = residual_shapes(planes.shape[1], len(extras), cells, actions, blocks, filters)
+    return shapes, lambda: ResidualNetwork(planes, extras, board.shape, actions, blocks, filters)
 
 
 def registry_agents(game):
@@ -711,20 +668,35 @@ class Player:
             )
 
         net = self.network
-        return submission.source(
-            {
-                "kind": "alphazero",
-                "game": self.game,
-                "configuration": dict(self.configuration),
-                "fields": [list(f) for f in self.features.fields],
-                "crosses": [list(c) for c in self.features.crosses],
-                "trunk": [arrays(layer) for layer in net.trunk if isinstance(layer, nn.Linear)],
-                "policy": arrays(net.policy),
-                "value": arrays(net.value),
-                "actions": int(net.policy.out_features),
-                "simulations": int(simulations),
-            }
-        )
+        network = {
+            "kind": "alphazero",
+            "game": self.game,
+            "configuration": dict(self.configuration),
+            "fields": [list(f) for f in self.features.fields],
+            "crosses": [list(c) for c in self.features.crosses],
+            "actions": int(net.policy.out_features),
+            "simulations": int(simulations),
+        }
+        if isinstance(net, ResidualNetwork):
+            network.update(
+                network="resnet",
+                shape=list(net.shape),
+                planes=net.planes_index.tolist(),
+                extras=net.extras_index.tolist(),
+                blocks=len(net.blocks),
+                arrays=[
+                    (name, value.detach().cpu().numpy().astype(np.float32))
+                    for name, value in net.state_dict().items()
+                ],
+            )
+        else:
+            network.update(
+                network="mlp",
+                trunk=[arrays(layer) for layer in net.trunk if isinstance(layer, nn.Linear)],
+                policy=arrays(net.policy),
+                value=arrays(net.value),
+            )
+        return submission.source(network)
 
 
 def load(path, game=None):
@@ -751,10 +723,17 @@ def from_data(data, path, game=None):
         config = config if isinstance(config, dict) else {}
         features = Features(engine, cross=bool(config.get("cross_features", False)))
         probe = search.MCTS(engine, 1, evaluator="uniform")
-        shapes = network_shapes(features.size, probe.num_actions, hidden)
+        # a file from before the residual network holds an MLP
+        kind, blocks, filters = check_network(
+            config.get("network", "mlp"), config.get("blocks", 1), config.get("filters", 1)
+        )
+        board = Board.of(name, engine.config, probe.num_actions) if kind == "resnet" else None
+        sizes = Sizes(hidden, blocks, filters)
+        shapes, make = architecture(name, kind, features, board, probe.num_actions, sizes)
         checkpoints.check_weights(path, data.get("weights"), shapes)
-        network = Network(features.size, probe.num_actions, hidden)
+        network = make()
         network.load_state_dict(data["weights"])
+        flush_subnormals(network.parameters())  # a file written before they were flushed
     except ValueError as e:  # a game, configuration or size it declares is refused
         message = str(e)
         raise ValueError(message if message.startswith(str(path)) else f"{path}: {e}") from None
