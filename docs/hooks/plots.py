@@ -1,6 +1,8 @@
 """The performance pages' plots, drawn at build time from the saved results of the latest runs
-(``docs/training/race/race.json``, ``docs/training/ppo_zoo.json``), so a new run's results are a
-new picture at the next build and no picture is committed.
+(``docs/training/race/race.json``, ``docs/training/ppo_zoo.json``,
+``docs/alphazero/connectx.json``), so a new run's results are a
+new picture at the next build and no picture is committed; so is the replay of a trained
+connectx network's match (``alphazero/replay.html``, the Kaggle face's HTML replay).
 """
 
 import io
@@ -12,6 +14,7 @@ from mkdocs.structure.files import File
 DOCS = Path(__file__).resolve().parents[1]
 RACE = DOCS / "training" / "race" / "race.json"
 ZOO = DOCS / "training" / "ppo_zoo.json"
+ALPHAZERO = DOCS / "alphazero" / "connectx.json"
 
 
 def _pyplot():
@@ -70,10 +73,56 @@ def zoo_plot(results, out):
     plt.close(fig)
 
 
+def alphazero_plot(results, out):
+    """Each run's evaluations during training (win rate with its 95% interval) against the
+    minutes they came at, one panel per opponent, the issue's target drawn in."""
+    plt = _pyplot()
+    runs = results["runs"]
+    opponents = sorted({point["opponent"] for run in runs for point in run["curve"]})
+    opponents = [o for o in opponents if o != "random"] or opponents
+    fig, axes = plt.subplots(1, len(opponents), figsize=(5.5 * len(opponents), 3.6), sharey=True)
+    axes = axes if len(opponents) > 1 else [axes]
+    for ax, opponent in zip(axes, opponents, strict=True):
+        for run in runs:
+            points = [p for p in run["curve"] if p["opponent"] == opponent]
+            minutes = [p["minutes"] for p in points]
+            rate = [p["win_rate"][0] for p in points]
+            low = [p["win_rate"][0] - p["win_rate"][1] for p in points]
+            high = [p["win_rate"][2] - p["win_rate"][0] for p in points]
+            ax.errorbar(minutes, rate, yerr=[low, high], capsize=2, marker="o", markersize=3,
+                        label=f"seed {run['seed']}")  # fmt: skip
+        if opponent == "negamax":
+            ax.axhline(0.9, color="#999999", linestyle="--", linewidth=1, label="target 90%")
+        ax.set_title(f"vs {opponent} ({points[0]['matches'] if points else 0} matches each)")
+        ax.set_xlabel("training minutes")
+        ax.set_ylim(0, 1)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("win rate, 95% interval")
+    axes[0].legend(fontsize=8, loc="lower right")
+    fig.suptitle(
+        f"AlphaZero on connectx during training, run {results['name']} "
+        f"of {results['machine']['date']}",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    fig.savefig(out, dpi=100, format="png")
+    plt.close(fig)
+
+
 PLOTS = {
     "performance/race.png": (RACE, race_plot),
     "performance/zoo.png": (ZOO, zoo_plot),
+    "alphazero/connectx.png": (ALPHAZERO, alphazero_plot),
 }
+
+
+def replay_page(results):
+    """The recorded match of ``results["replay"]`` as the Kaggle face's HTML replay."""
+    from vecenv import kaggle
+
+    replay = results["replay"]
+    env = kaggle.make("connectx", steps=replay["steps"])
+    return env.render(mode="html")
 
 
 def on_files(files, config):
@@ -81,4 +130,6 @@ def on_files(files, config):
         picture = io.BytesIO()
         draw(json.loads(source.read_text()), picture)
         files.append(File.generated(config, uri, content=picture.getvalue()))
+    page = replay_page(json.loads(ALPHAZERO.read_text()))
+    files.append(File.generated(config, "alphazero/replay.html", content=page))
     return files
