@@ -52,33 +52,30 @@ def source(network):
         k: configuration[k] for k in ("rows", "columns", "inarow") if k in configuration
     }
     arrays = []  # (name, float32 array), in the order the file reads them
-    if kind == "alphazero" and network.get("network") == "resnet":
-        arrays = list(network["arrays"])
+    if kind == "alphazero":
+        # what both networks' files read alike: the features, the move count, the search
         layout = {
-            "network": "resnet",
             "fields": [list(f) for f in network["fields"]],
             "crosses": [list(c) for c in network["crosses"]],
-            "shape": [int(n) for n in network["shape"]],
-            "planes": [int(i) for i in network["planes"]],
-            "extras": [int(i) for i in network["extras"]],
-            "blocks": int(network["blocks"]),
             "actions": int(network["actions"]),
         }
         simulations = int(network["simulations"])
+    if kind == "alphazero" and network.get("network") == "resnet":
+        arrays = list(network["arrays"])
+        layout.update(
+            network="resnet",
+            shape=[int(n) for n in network["shape"]],
+            planes=[int(i) for i in network["planes"]],
+            extras=[int(i) for i in network["extras"]],
+            blocks=int(network["blocks"]),
+        )
     elif kind == "alphazero":
         for k, (weight, bias) in enumerate(network["trunk"]):
             arrays += [(f"trunk.{2 * k}.weight", weight), (f"trunk.{2 * k}.bias", bias)]
         for head in ("policy", "value"):
             weight, bias = network[head]
             arrays += [(f"{head}.weight", weight), (f"{head}.bias", bias)]
-        layout = {
-            "network": "mlp",
-            "fields": [list(f) for f in network["fields"]],
-            "crosses": [list(c) for c in network["crosses"]],
-            "trunk": len(network["trunk"]),
-            "actions": int(network["actions"]),
-        }
-        simulations = int(network["simulations"])
+        layout.update(network="mlp", trunk=len(network["trunk"]))
     elif kind == "ppo":
         if network["norm"] is not None:
             arrays += [("obs_norm.mean", network["norm"][0]), ("obs_norm.var", network["norm"][1])]
