@@ -473,3 +473,17 @@ def test_warm_compiles_ahead_and_a_later_process_loads(tmp_path, capsys):
     assert code == 2 and "parts must be some of" in err
     code, _, err = run(capsys, "warm", "nosuch")
     assert code == 2 and "unknown game 'nosuch'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_game_that_fails_to_warm_is_exit_1_and_one_line_on_stderr(capsys, monkeypatch):
+    from vecenv import warm
+
+    def broken(game, parts):
+        raise RuntimeError("the kernel did not compile")
+
+    monkeypatch.setattr(warm, "warm_game", broken)
+    code, out, err = run(capsys, "warm", "tictactoe", "--jobs", "1")
+    assert code == 1
+    assert "tictactoe" in out and "FAILED: RuntimeError: the kernel did not compile" in out
+    assert "0 of 1 games warmed" in out
+    assert err.strip().splitlines() == ["vecenv warm: error: failed to warm: tictactoe"]

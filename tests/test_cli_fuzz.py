@@ -53,6 +53,7 @@ STUBS = [
     ("vecenv.arena.app", "serve", _stop),
     ("vecenv.arena.client", "play", _stop),
     ("vecenv.guarded_check", "run_checks", _stop),
+    ("vecenv.warm", "warm", _stop),  # compiling every game is minutes of work
     ("vecenv.cli.play", "connect_ray", _stop),
     ("vecenv.cli.tournament", "connect_ray", _stop),
 ]

@@ -1,6 +1,8 @@
 """``vecenv warm``: compile games ahead of time into vecenv's cache (``vecenv.warm``)."""
 
-from .common import CliError, Progress, positive_int
+import sys
+
+from .common import PROG, CliError, Progress, positive_int
 
 
 def add_parser(sub):
@@ -45,9 +47,7 @@ def cmd_warm(args, out):
     results = warm.warm(games, parts, args.jobs, progress)
     bar.clear()
     failed = [w.game for w in results if w.error is not None]
-    print(
-        f"{len(results) - len(failed)} of {len(results)} games warmed"
-        + (f"; failed: {', '.join(failed)}" if failed else ""),
-        file=out,
-    )
+    print(f"{len(results) - len(failed)} of {len(results)} games warmed", file=out, flush=True)
+    if failed:  # a failed run's one line on stderr, as every command's
+        print(f"{PROG} warm: error: failed to warm: {', '.join(failed)}", file=sys.stderr)
     return 1 if failed else 0
