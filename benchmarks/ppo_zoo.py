@@ -4,8 +4,8 @@ For each game with a ``ppo.json`` (``vecenv.ppo.zoo``), trains seeds 1-5 (``--se
 game's tuned configuration until the running mean reaches the target or the configuration's step
 budget runs out, and reports per game: what the running mean measures (the mean return of the last
 100 episodes, or for a continuing game the mean reward per step of the last 100 segments), seeds
-solved, median env steps and median wall time to the target (compilation excluded; PyTorch on one
-thread). Writes ``ppo_zoo.json`` to ``--out`` (default ``docs/training``) and, with ``--docs``,
+solved, median env steps and median wall time to the target (compilation excluded; PyTorch on the
+threads the configuration sets, one by default). Writes ``ppo_zoo.json`` to ``--out`` (default ``docs/training``) and, with ``--docs``,
 the table into docs/training.md between the ``ppo-zoo`` markers, labelled with the run's date,
 machine and load average (sampled after every seed, as other work shares the machine).
 
@@ -79,6 +79,7 @@ def rows(results, loads=None):
                 "target": entry.target,
                 "target_source": entry.target_source,
                 "budget": entry.config().total_steps,
+                "torch_threads": entry.config().torch_threads,
                 "seeds": [a.seed for a in attempts],
                 "solved": len(solved),
                 "median_steps": statistics.median(a.steps for a in solved) if solved else None,
@@ -99,7 +100,6 @@ def machine():
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "torch": torch.__version__,
-        "torch_threads": 1,
     }
 
 
@@ -123,6 +123,7 @@ def merged(table, path):
             row.setdefault("metric", "mean_return")
             row.setdefault("measure", "return (100 episodes)")
             row.setdefault("date", earlier.get("machine", {}).get("date", "-"))
+            row.setdefault("torch_threads", 1)  # rows from before configurations set threads
             kept[row["game"]] = row
     kept.update({row["game"]: row for row in table})
     return [kept[game] for game in sorted(kept)]
@@ -136,10 +137,16 @@ def medians(row):
     return steps, secs
 
 
+def threads_said(table):
+    """The learner's threads, in words: one unless a configuration sets more (``torch_threads``)."""
+    more = [f"{row['id']}'s {row['torch_threads']}" for row in table if row["torch_threads"] > 1]
+    return "on one thread" + (f" ({', '.join(more)})" if more else "")
+
+
 def markdown(table, where):
     lines = [
         "Run: `python benchmarks/ppo_zoo.py --docs --games G` (one game at a time, rows kept), "
-        f"{where['cpus']} vCPUs, PyTorch {where['torch']} on one thread. Wall times are "
+        f"{where['cpus']} vCPUs, PyTorch {where['torch']} {threads_said(table)}. Wall times are "
         "this machine's under the load shown (the 1-minute load average, median over a game's "
         "seeds; compilation excluded); the steps are what any machine's run of the same seed "
         "gives, up to floating-point differences between CPUs.",
@@ -178,7 +185,7 @@ def main(argv=None):
 
     from vecenv.ppo import zoo
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(1)  # the trainer sets each configuration's torch_threads
     games = args.games.split(",") if args.games else sorted(zoo.all_tuned())
     seeds = [int(s) for s in args.seeds.split(",")]
     loads = {}

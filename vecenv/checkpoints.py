@@ -129,6 +129,12 @@ def check_weights(path, weights, expected):
             )
 
 
+def check_format(path, data, expected, kind):
+    """ValueError naming ``path`` unless ``data`` (``read``'s) says it is format ``expected``."""
+    if data.get("format") != expected:
+        raise ValueError(f"{path}: not a vecenv {kind} checkpoint (format {expected})")
+
+
 def field(path, data, key, kind, types):
     """``data[key]``, or ValueError naming ``path`` unless it is there and of ``types``."""
     value = data.get(key)

@@ -709,9 +709,8 @@ def load(path, game=None):
 
 def from_data(data, path, game=None):
     """``load``'s ``Player`` from the data of the file ``path`` (``checkpoints.read``'s)."""
-    if data.get("format") != FORMAT:
-        raise ValueError(f"{path}: not a vecenv AlphaZero checkpoint (format {FORMAT})")
     kind = "AlphaZero"
+    checkpoints.check_format(path, data, FORMAT, kind)
     try:
         name = registry.resolve(checkpoints.field(path, data, "game", kind, str))
         if game is not None and registry.resolve(game) != name:

@@ -115,11 +115,17 @@ def train(
     return run, trainer
 
 
-def warm(env_id, backend="vecenv"):
+def warm(env_id, backend="vecenv", like=None):
     """Compile (or load from numba's cache) everything a training run on ``env_id`` calls: the
-    env's kernels and the compiled rollout pass and update, by a training run of a few steps.
-    Benchmarks call it first, so that what they time is training, not compilation."""
-    config = PPOConfig(num_envs=2, num_steps=4, total_steps=8, update_epochs=1)
+    env's kernels and the compiled rollout pass and update, by a training run of a few steps
+    with the network of ``like`` (a ``PPOConfig``; default: the defaults'), as the kernels are
+    compiled for its activation and threads. Benchmarks call it first, so that what they time is
+    training, not compilation."""
+    network = {}
+    if like is not None:
+        fields = ("hidden", "activation", "torch_threads", "norm_obs", "one_hot_obs", "compiled")
+        network = {name: getattr(like, name) for name in fields}
+    config = PPOConfig(num_envs=2, num_steps=4, total_steps=8, update_epochs=1, **network)
     train(env_id, config, backend=backend)
 
 

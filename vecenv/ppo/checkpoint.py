@@ -44,8 +44,7 @@ def load(path, game=None):
 
 def from_data(data, path, game=None):
     """``load``'s ``Policy`` from the data of the file ``path`` (``checkpoints.read``'s)."""
-    if data.get("format") != FORMAT:
-        raise ValueError(f"{path}: not a vecenv PPO checkpoint (format {FORMAT})")
+    checkpoints.check_format(path, data, FORMAT, "PPO")
     env_id = checkpoints.field(path, data, "env", "PPO", str)
     if game is not None and game_of(env_id) != game_of(game):
         raise ValueError(

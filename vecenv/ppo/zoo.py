@@ -171,7 +171,7 @@ def attempt(game, seed, **overrides):
     if entry is None:
         raise ValueError(f"{game} has no tuned configuration ({FILE})")
     config = entry.config(seed=seed, **overrides)
-    warm(entry.game)
+    warm(entry.game, like=config)
     run, _ = train(entry.game, config, threshold=entry.target)
     solved = run.reached is not None
     steps, seconds = run.reached if solved else (run.steps, run.seconds)
