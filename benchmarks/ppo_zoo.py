@@ -5,9 +5,10 @@ game's tuned configuration until the running mean reaches the target or the conf
 budget runs out, and reports per game: what the running mean measures (the mean return of the last
 100 episodes, or for a continuing game the mean reward per step of the last 100 segments), seeds
 solved, median env steps and median wall time to the target (compilation excluded; PyTorch on the
-threads the configuration sets, one by default). Writes ``ppo_zoo.json`` to ``--out`` (default ``docs/training``) and, with ``--docs``,
-the table into docs/training.md between the ``ppo-zoo`` markers, labelled with the run's date,
-machine and load average (sampled after every seed, as other work shares the machine).
+threads the configuration sets, one by default). Writes ``ppo_zoo.json`` to ``--out`` (default
+``docs/training``) and, with ``--docs``, the table into docs/training.md between the ``ppo-zoo``
+markers, labelled with the run's date, machine and load average (sampled after every seed, as
+other work shares the machine).
 
     python benchmarks/ppo_zoo.py                      # every tuned game, seeds 1-5
     python benchmarks/ppo_zoo.py --games cartpole --seeds 1,2

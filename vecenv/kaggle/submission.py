@@ -60,22 +60,22 @@ def source(network):
             "actions": int(network["actions"]),
         }
         simulations = int(network["simulations"])
-    if kind == "alphazero" and network.get("network") == "resnet":
-        arrays = list(network["arrays"])
-        layout.update(
-            network="resnet",
-            shape=[int(n) for n in network["shape"]],
-            planes=[int(i) for i in network["planes"]],
-            extras=[int(i) for i in network["extras"]],
-            blocks=int(network["blocks"]),
-        )
-    elif kind == "alphazero":
-        for k, (weight, bias) in enumerate(network["trunk"]):
-            arrays += [(f"trunk.{2 * k}.weight", weight), (f"trunk.{2 * k}.bias", bias)]
-        for head in ("policy", "value"):
-            weight, bias = network[head]
-            arrays += [(f"{head}.weight", weight), (f"{head}.bias", bias)]
-        layout.update(network="mlp", trunk=len(network["trunk"]))
+        if network.get("network") == "resnet":
+            arrays = list(network["arrays"])
+            layout.update(
+                network="resnet",
+                shape=[int(n) for n in network["shape"]],
+                planes=[int(i) for i in network["planes"]],
+                extras=[int(i) for i in network["extras"]],
+                blocks=int(network["blocks"]),
+            )
+        else:
+            for k, (weight, bias) in enumerate(network["trunk"]):
+                arrays += [(f"trunk.{2 * k}.weight", weight), (f"trunk.{2 * k}.bias", bias)]
+            for head in ("policy", "value"):
+                weight, bias = network[head]
+                arrays += [(f"{head}.weight", weight), (f"{head}.bias", bias)]
+            layout.update(network="mlp", trunk=len(network["trunk"]))
     elif kind == "ppo":
         if network["norm"] is not None:
             arrays += [("obs_norm.mean", network["norm"][0]), ("obs_norm.var", network["norm"][1])]
