@@ -5,18 +5,10 @@ modules load the drivers instead of compiling them when their turn comes. A pair
 reaches first it compiles itself, as without this.
 
     python -m tests.warmup '[["connectx", {"rows": 5, "columns": 4}], ...]'
-    python -m tests.warmup --declared     # every test module's WARM (.ci/run, before the suite)
-
-Under pytest-xdist the test process does not start it (its second worker keeps that core busy):
-``.ci/run`` runs it with ``--declared`` before the suite instead, beside PufferLib's one-core build,
-so that neither worker compiles a configured engine at test time.
 """
 
-import importlib
 import json
-import re
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -33,28 +25,6 @@ def warm(game, configuration):
     engine.reset(seed=1)
 
 
-def declared():
-    """The ``(game, configuration)`` pairs of every test module that declares ``WARM``, in module
-    order, each pair once. Only modules whose source assigns ``WARM`` at the top are imported; one
-    that fails to import is left out (its tests report why)."""
-    root = Path(__file__).resolve().parents[1]
-    pairs, seen = [], set()
-    for path in sorted(Path(__file__).parent.rglob("test_*.py")):
-        if not re.search(r"^WARM = ", path.read_text(), flags=re.M):
-            continue
-        name = ".".join(path.relative_to(root).with_suffix("").parts)
-        try:
-            module = importlib.import_module(name)
-        except Exception:
-            continue
-        for game, configuration in module.WARM:
-            key = json.dumps([game, configuration], sort_keys=True)
-            if key not in seen:
-                seen.add(key)
-                pairs.append([game, configuration])
-    return pairs
-
-
 def main(pairs):
     cachelock.install()
     for game, configuration in pairs:
@@ -65,4 +35,4 @@ def main(pairs):
 
 
 if __name__ == "__main__":
-    main(declared() if sys.argv[1:] == ["--declared"] else json.loads(sys.argv[1]))
+    main(json.loads(sys.argv[1]))
