@@ -147,7 +147,7 @@ RUN_CASES = {
     "connectx-lowest": ("connectx", {}, lambda: [lowest_column, lowest_column]),
     "connectx-small-board": (
         "connectx",
-        # the small board the other connectx tests use: one compile of its record type serves all
+        # the 4x5 board most other small-board connectx tests play (tests/test_positions.py, ...)
         {"rows": 4, "columns": 5, "inarow": 3},
         lambda: [lowest_column, one_column(3)],
     ),
