@@ -253,16 +253,29 @@ def environment(page=None, required=None):
 
 def run(argv, cwd, block=None, **kwargs):
     page, required = (block.page, block.directives.get("requires")) if block else (None, None)
-    done = subprocess.run(
-        argv,
-        cwd=cwd,
-        env=environment(page, required),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        **kwargs,
-    )
-    return done
+    env = environment(page, required)
+    if block is not None and starts_ray(block):
+        # A plain ``ray.init()`` joins the Ray last recorded as current on the machine, which may
+        # be another test run's cluster, whose shutdown then strands this block's calls until
+        # they time out: the block starts a Ray of its own, as it does on a user's machine.
+        env["RAY_ADDRESS"] = "local"
+    try:
+        return subprocess.run(
+            argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT, **kwargs
+        )
+    except subprocess.TimeoutExpired as expired:
+        pytest.fail(
+            f"{' '.join(map(str, argv))} ran past {TIMEOUT} s\n--- stdout\n"
+            f"{_text(expired.stdout)[-4000:]}\n--- stderr\n{_text(expired.stderr)[-4000:]}"
+        )
+
+
+def _text(output):
+    return output.decode(errors="replace") if isinstance(output, bytes) else output or ""
+
+
+def starts_ray(block):
+    return re.search(r"\bray\b", block.code) is not None
 
 
 def check_ran(done, what, exits=(0,)):
@@ -380,8 +393,7 @@ def run_block(block, folders):
         check_copy(block)
         return
     # A block that starts Ray waits for other test modules' Ray (tests/raycluster.py).
-    starts_ray = re.search(r"\bray\b", block.code)
-    with one_ray_at_a_time() if starts_ray else contextlib.nullcontext():
+    with one_ray_at_a_time() if starts_ray(block) else contextlib.nullcontext():
         _run_block(block, folders)
 
 
