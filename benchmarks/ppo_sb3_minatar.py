@@ -31,14 +31,13 @@ writes ``sb3_minatar.json`` and ``sb3_minatar.md`` to ``--out`` (default ``docs/
 
 import argparse
 import contextlib
-import datetime
 import io
 import json
 import os
-import platform
 import time
 
 import numpy as np
+from ppo_zoo import machine as zoo_machine
 from report import load_average
 
 # game: (minatar's name, whether vecenv stops at the shipped target: the published return)
@@ -176,16 +175,10 @@ def passed(curve, level):
 
 
 def machine():
+    """The zoo's machine record (``ppo_zoo.machine``) with SB3's version."""
     import stable_baselines3
-    import torch
 
-    return {
-        "date": datetime.date.today().isoformat(),
-        "cpus": os.cpu_count(),
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "stable_baselines3": stable_baselines3.__version__,
-    }
+    return {**zoo_machine(), "stable_baselines3": stable_baselines3.__version__}
 
 
 def markdown(report):

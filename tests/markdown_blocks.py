@@ -265,8 +265,8 @@ def run(argv, cwd, block=None, **kwargs):
         )
     except subprocess.TimeoutExpired as expired:
         pytest.fail(
-            f"{' '.join(map(str, argv))} ran past {TIMEOUT} s\n--- stdout\n"
-            f"{_text(expired.stdout)[-4000:]}\n--- stderr\n{_text(expired.stderr)[-4000:]}"
+            f"{' '.join(map(str, argv))} ran past {TIMEOUT} s\n"
+            + streams(_text(expired.stdout), _text(expired.stderr))
         )
 
 
@@ -274,14 +274,18 @@ def _text(output):
     return output.decode(errors="replace") if isinstance(output, bytes) else output or ""
 
 
+def streams(stdout, stderr):
+    """The last 4,000 characters of a block's output and of its errors, for a failure."""
+    return f"--- stdout\n{stdout[-4000:]}\n--- stderr\n{stderr[-4000:]}"
+
+
 def starts_ray(block):
     return re.search(r"\bray\b", block.code) is not None
 
 
 def check_ran(done, what, exits=(0,)):
-    assert done.returncode in exits, (
-        f"{what} exited {done.returncode}\n--- stdout\n{done.stdout[-4000:]}\n"
-        f"--- stderr\n{done.stderr[-4000:]}"
+    assert done.returncode in exits, f"{what} exited {done.returncode}\n" + streams(
+        done.stdout, done.stderr
     )
 
 
