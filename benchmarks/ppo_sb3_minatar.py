@@ -7,16 +7,19 @@ the other:
   ``ppo.json``: ``vecenv.ppo.zoo.tuned``), after ``vecenv.ppo.warm`` compiled what it calls. Where
   that configuration's target is the published return (Freeway's 58) it stops there; elsewhere
   (Breakout's shipped 10 is far below the published 28) it trains its whole budget of env steps.
-  Its wall time is the time both sides get.
+  Its wall time is the time both sides get (SB3 stops sooner only where it reaches the end of
+  the same budget of env steps first).
 - ``sb3``: Stable-Baselines3's ``PPO("MlpPolicy")`` for that many seconds, on the minatar package
   itself (``gymnasium.make("MinAtar/<Game>-v1")``: MinAtar's minimal action set and sticky
-  actions, as vecenv's games default to, with a time limit of vecenv's ``episodeSteps``), as many
+  actions, as vecenv's games default to, or the configuration's ``env_config`` where it sets
+  them, with a time limit of vecenv's ``episodeSteps``), as many
   envs in SB3's ``DummyVecEnv`` as vecenv's configuration steps, and the same hyper-parameters
   mapped one to one (``sb3_hyperparameters``): rollout length, minibatch size, epochs, learning
-  rate and its schedule, gamma, GAE lambda, clip ranges, entropy and value coefficients, gradient
-  clipping, the actor's and critic's hidden layers and activation, observation normalisation
-  (SB3's ``VecNormalize``). Its running mean is SB3's own: the mean return of its last 100
-  episodes (``ep_info_buffer``), read after every update, as vecenv's trainer reads its own.
+  rate and its schedule (over the same budget of env steps), gamma, GAE lambda, clip ranges,
+  entropy and value coefficients, gradient clipping, the actor's and critic's hidden layers and
+  activation, observation normalisation (SB3's ``VecNormalize``). Its running mean is SB3's own:
+  the mean return of its last 100 episodes (``ep_info_buffer``), read after every update, as
+  vecenv's trainer reads its own.
 
 Both sides hold PyTorch to the configuration's ``torch_threads``; neither has compilation in its
 timed span (vecenv is warmed first, SB3 compiles nothing). The table gives each side's env steps
@@ -26,7 +29,9 @@ and running mean when the time is up, and when SB3 (if ever) passed what vecenv 
     python benchmarks/ppo_sb3_minatar.py --quick --out /tmp   # two updates a side: checks it
     python benchmarks/ppo_sb3_minatar.py --games minatar_freeway --seeds 1,2
 
-writes ``sb3_minatar.json`` and ``sb3_minatar.md`` to ``--out`` (default ``docs/training/sb3``).
+writes ``NAME.json`` (``--name``; else ``sb3_minatar.json``) to ``--out`` (default
+``docs/training/sb3``, which docs/training.md cites), and with an ``--out`` of your own the table
+as ``NAME.md`` beside it (the documentation's folder takes no page the site does not list).
 """
 
 import argparse
@@ -34,6 +39,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import time
 
 import numpy as np
@@ -120,7 +126,8 @@ def sb3_side(game, config, seconds, episode_steps):
         env_id,
         n_envs=config.num_envs,
         seed=config.seed,
-        env_kwargs={"max_episode_steps": episode_steps},
+        # the game as vecenv's side trains on it (MinAtar's Environment takes the same names)
+        env_kwargs={"max_episode_steps": episode_steps, **config.env_config},
     )
     if config.norm_obs:
         env = VecNormalize(env, norm_obs=True, norm_reward=False, gamma=config.gamma)
@@ -156,7 +163,9 @@ def sb3_side(game, config, seconds, episode_steps):
 
     clock = Clock()
     start = time.perf_counter()
-    model.learn(total_timesteps=10**12, callback=clock)
+    # vecenv's budget as SB3's, so that its learning-rate schedule (the share of the budget left)
+    # is vecenv's at the same env step; the wall time ends it first
+    model.learn(total_timesteps=config.total_steps, callback=clock)
     spent = time.perf_counter() - start
     clock.read()
     env.close()
@@ -224,6 +233,8 @@ def main(argv=None):
     )
     parser.add_argument("--name", default="", help="the run's name, as the documentation cites it")
     args = parser.parse_args(argv)
+    if args.name and not re.fullmatch(r"[A-Za-z0-9_-]+", args.name):
+        parser.error(f"--name: letters, digits, '-' and '_' (it names files), got {args.name!r}")
     out = args.out or (None if args.quick else "docs/training/sb3")
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     unknown = [g for g in games if g not in GAMES]
@@ -240,10 +251,11 @@ def main(argv=None):
         "rows": [],
     }
     for game in games:
-        episode_steps = int(vecenv.make(game, num_envs=1).config["episodeSteps"])
         for seed in seeds:
             config, ours = vecenv_side(game, seed, args.quick)
             say(game, seed, "vecenv", ours)
+            made = vecenv.make(game, num_envs=1, **config.env_config)
+            episode_steps = int(made.config["episodeSteps"])
             theirs = sb3_side(game, config, ours["seconds"], episode_steps)
             say(game, seed, "sb3", theirs)
             report["rows"].append({"game": game, "seed": seed, "vecenv": ours, "sb3": theirs})
@@ -252,10 +264,12 @@ def main(argv=None):
     print(table)
     if out:
         os.makedirs(out, exist_ok=True)
-        with open(os.path.join(out, "sb3_minatar.json"), "w") as f:
+        stem = args.name or "sb3_minatar"
+        with open(os.path.join(out, f"{stem}.json"), "w") as f:
             json.dump(report, f, indent=1)
-        with open(os.path.join(out, "sb3_minatar.md"), "w") as f:
-            f.write(table)
+        if args.out:
+            with open(os.path.join(out, f"{stem}.md"), "w") as f:
+                f.write(table)
     return report
 
 

@@ -68,6 +68,20 @@ def test_activation_and_a_constant_learning_rate_reach_the_run(capsys, tmp_path)
     assert code == 2 and "--activation" in err
 
 
+def test_env_config_trains_on_the_game_so_configured(capsys, tmp_path):
+    import json
+
+    given = ["--env-config", '{"sutton_barto_reward": true}', "--run-dir", str(tmp_path)]
+    code, _, err = run(capsys, "train", "ppo", "--env", "CartPole-v1", *SMALL, *given)
+    assert code == 0, err
+    assert json.loads((tmp_path / "run.json").read_text())["config"]["env_config"] == {
+        "sutton_barto_reward": True
+    }
+    # Sutton and Barto's reward: 0 a step and -1 where the pole falls, so no return is positive
+    returns = [float(mean) for _, mean in curve(tmp_path / "curve.csv") if mean]
+    assert returns and max(returns) <= 0 and min(returns) < 0
+
+
 def test_ppo_runs_on_gymnasiums_own_env_too(capsys, tmp_path):
     code, out, err = run(
         capsys, "train", "ppo", "--env", "gym.CartPole-v1", *SMALL, "--run-dir", str(tmp_path)
@@ -114,6 +128,11 @@ def test_eval_plays_a_saved_policy_and_renders_it(capsys, tmp_path):
         (["ppo", "--env", "CartPole-v1", "--selfplay"], "two-agent"),
         (["ppo", "--env", "gym.FrozenLake-v1", "--stop-at-target"], "no tuned target"),
         (["eval", "--policy", "missing.pt"], "not a vecenv PPO checkpoint"),
+        (["ppo", "--env", "CartPole-v1", "--env-config", "{"], "--env-config: not JSON"),
+        (["ppo", "--env", "CartPole-v1", "--env-config", "[1]"], "a JSON object"),
+        (["ppo", "--env", "CartPole-v1", "--env-config", '{"no_such_field": 1}'], "no_such_field"),
+        (["ppo", "--env", "CartPole-v1", "--env-config", '{"episodeSteps": -3}'], "episodeSteps"),
+        (["ppo", "--env", "gym.FrozenLake-v1", "--env-config", '{"is_slippery": 0}'], "vecenv's"),
     ],
 )
 def test_bad_requests_exit_2_with_one_line(capsys, tmp_path, monkeypatch, argv, message):

@@ -276,6 +276,8 @@ def test_bad_configurations_are_refused():
         {"window": 0},
         {"activation": "gelu"},
         {"activation": None},
+        {"env_config": [("sticky_action_prob", 0)]},
+        {"env_config": {1: 0}},
     ],
 )
 def test_a_config_out_of_range_is_refused(bad):

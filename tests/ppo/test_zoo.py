@@ -112,6 +112,19 @@ def test_a_malformed_configuration_is_refused_naming_its_file(tmp_path, data, me
     assert str(path) in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("env_config", "message"),
+    [({"no_such_field": 1}, "no configuration 'no_such_field'"), ([0], "env_config must be")],
+)
+def test_a_configuration_of_a_game_field_it_lacks_is_refused(tmp_path, env_config, message):
+    path = write_config(tmp_path, {**GOOD, "hyperparameters": {"env_config": env_config}})
+    with pytest.raises(ValueError, match=re.escape(message)) as info:
+        zoo.read(path, "cartpole")
+    assert str(path) in str(info.value)
+    good = write_config(tmp_path, {**GOOD, "hyperparameters": {"env_config": {"episodeSteps": 9}}})
+    assert zoo.read(good, "cartpole").config().env_config == {"episodeSteps": 9}
+
+
 def test_flags_override_single_fields_of_the_tuned_configuration(capsys, tmp_path):
     tuned = zoo.tuned("CartPole-v1")
     argv = ["--num-envs", "8", "--num-steps", "8", "--total-steps", "256", "--gamma", "0.9"]

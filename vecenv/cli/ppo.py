@@ -12,6 +12,7 @@ run writes its directory, also when Ctrl-C ends it: ``policy.pt``, checkpoints, 
 """
 
 import argparse
+import json
 import os
 
 from vecenv import extras
@@ -104,10 +105,23 @@ def _config(args, tuned):
     values = {name: getattr(args, name) for name in FIELDS}
     if args.hidden is not None:
         values["hidden"] = _hidden(args.hidden)
+    if args.env_config is not None:
+        values["env_config"] = _env_config(args.env_config)
     try:
         return zoo.adapted({} if tuned is None else tuned.hyperparameters, values)
     except ValueError as e:
         raise CliError(str(e)) from None
+
+
+def _env_config(text):
+    """``--env-config``'s JSON object of the game's fields."""
+    try:
+        value = json.loads(text)
+    except ValueError as e:
+        raise CliError(f"--env-config: not JSON ({e})") from None
+    if not isinstance(value, dict):
+        raise CliError(f"--env-config: a JSON object of the game's fields, got {text!r}")
+    return value
 
 
 def cmd_ppo(args, out):
@@ -121,6 +135,13 @@ def cmd_ppo(args, out):
     default_dir = os.path.join(DEFAULT_RUNS, f"{name.replace('/', '_')}-{config.seed}")
     if args.selfplay and (whose != "vecenv" or registry.get_spec(name).num_agents != 2):
         raise CliError("--selfplay needs one of vecenv's two-agent games")
+    if config.env_config:  # checked before the run's folder is made
+        if whose != "vecenv":
+            raise CliError("--env-config is for vecenv's games (gymnasium's run as registered)")
+        try:
+            registry.get_spec(name).resolve_configuration(config.env_config)
+        except ValueError as e:
+            raise CliError(f"--env-config: {e}") from None
     if args.precision != "float64" and whose != "vecenv":
         raise CliError("--precision float32 is for vecenv's games (gymnasium's run as written)")
     target = args.threshold if args.threshold is not None else getattr(tuned, "target", None)
@@ -454,6 +475,12 @@ def add_parsers(kinds):
         type=count,
         help="measure reward per step over segments of this many steps (continuing games; "
         "0: episode returns)",
+    )
+    ppo.add_argument(
+        "--env-config",
+        metavar="JSON",
+        help="the game's fields to train on where not its defaults, e.g. "
+        "'{\"sticky_action_prob\": 0}' (replaces the tuned file's env_config)",
     )
     ppo.add_argument(
         "--torch-threads",

@@ -26,10 +26,13 @@ from .curves import plot, try_plot, write_csv
 from .trainer import PPOConfig, Run, Trainer, check_keep, kept_network
 
 
-def vector_env(env_id, num_envs, backend="vecenv", num_threads=1, precision="float64"):
+def vector_env(
+    env_id, num_envs, backend="vecenv", num_threads=1, precision="float64", env_config=None
+):
     """``env_id``'s vector env: vecenv's (a game name or vecenv's gym id; ``precision``: its
-    rules' float precision, docs/precision.md) or gymnasium's own (its ``vector_entry_point``
-    where it has one, ``SyncVectorEnv`` otherwise)."""
+    rules' float precision, docs/precision.md; ``env_config``: the game's fields where not its
+    defaults) or gymnasium's own (its ``vector_entry_point`` where it has one, ``SyncVectorEnv``
+    otherwise; ``env_config``: keyword arguments of its ``make``)."""
     import gymnasium
 
     if backend == "vecenv":
@@ -45,13 +48,16 @@ def vector_env(env_id, num_envs, backend="vecenv", num_threads=1, precision="flo
             vectorization_mode="vector_entry_point",
             num_threads=num_threads,
             precision=precision,
+            **(env_config or {}),
         )
     if backend == "gymnasium":
         if precision != "float64":
             raise ValueError("gymnasium's envs run as written: precision='float64'")
         has_vector = gymnasium.spec(env_id).vector_entry_point is not None
         mode = "vector_entry_point" if has_vector else "sync"
-        return gymnasium.make_vec(env_id, num_envs=num_envs, vectorization_mode=mode)
+        return gymnasium.make_vec(
+            env_id, num_envs=num_envs, vectorization_mode=mode, **(env_config or {})
+        )
     raise ValueError(f"backend must be 'vecenv' or 'gymnasium', got {backend!r}")
 
 
@@ -77,7 +83,9 @@ def train(
     (docs/precision.md). Returns (Run, trainer)."""
     check_keep(keep)
     rotation = Rotation(keep_checkpoints)
-    env = vector_env(env_id, config.num_envs, backend, precision=precision)
+    env = vector_env(
+        env_id, config.num_envs, backend, precision=precision, env_config=config.env_config
+    )
     try:
         trainer = Trainer(env, config)
         name = _env_name(env_id, backend)
@@ -124,6 +132,7 @@ def warm(env_id, backend="vecenv", like=None):
     network = {}
     if like is not None:
         fields = ("hidden", "activation", "torch_threads", "norm_obs", "one_hot_obs", "compiled")
+        fields += ("env_config",)
         network = {name: getattr(like, name) for name in fields}
     config = PPOConfig(num_envs=2, num_steps=4, total_steps=8, update_epochs=1, **network)
     train(env_id, config, backend=backend)

@@ -280,7 +280,9 @@ def train(
     from .curves import try_plot, write_csv
 
     check_keep(keep)
-    engine = vecenv.make(game, config.num_envs, seed=int(config.seed), device="cuda")
+    engine = vecenv.make(
+        game, config.num_envs, seed=int(config.seed), device="cuda", **config.env_config
+    )
     trainer = DeviceTrainer(engine, config)
     name = name or engine.spec.gym.get("id") or engine.name
     if run_dir is not None:

@@ -65,7 +65,11 @@ class LeagueTrainer:
         self.game = registry.resolve(game)
         self.config = config
         self.env = MultiAgentVectorEnv(
-            self.game, num_envs=config.num_envs, seed=config.seed, copy=False, **configuration
+            self.game,
+            num_envs=config.num_envs,
+            seed=config.seed,
+            copy=False,
+            **{**config.env_config, **configuration},
         )
         if self.env.num_agents != 2:
             raise ValueError(f"{self.game} is not a two-agent game")

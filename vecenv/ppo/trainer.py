@@ -80,6 +80,10 @@ class PPOConfig:
     explore_bonus: float = 0.0
     explore_bits: int = 16
     compiled: bool = True  # rollout and update in numba (ppo.compiled, ppo.compiled_update)
+    # The game's configuration the run trains on (fields of its json, as vecenv.make takes them),
+    # where it is not the default game: gymnax's MinAtar, on which gymnax-blines' returns were
+    # measured, has no sticky actions, so those configurations train with sticky_action_prob 0.
+    env_config: dict = field(default_factory=dict)
 
     def __post_init__(self):
         for name in ("num_envs", "num_steps", "total_steps", "num_minibatches", "update_epochs"):
@@ -131,6 +135,13 @@ class PPOConfig:
             raise ValueError(f"log_std_init must be in [-20, 5], got {log_std!r}")
         self.hidden = check_hidden(self.hidden)  # ([] for none)
         check_activation(self.activation)
+        if not isinstance(self.env_config, dict) or not all(
+            isinstance(key, str) for key in self.env_config
+        ):
+            raise ValueError(
+                f"env_config must be an object of the game's fields, got {self.env_config!r}"
+            )
+        self.env_config = dict(self.env_config)  # the game checks the values when it is made
 
     @property
     def batch_size(self):

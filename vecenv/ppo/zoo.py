@@ -125,7 +125,9 @@ def read(path, game):
         raise ValueError(f"{path}: unknown hyper-parameters {sorted(unknown)}")
     tuned = Tuned(game, float(target), source, dict(hyper), str(path))
     try:
-        tuned.config()
+        config = tuned.config()
+        if config.env_config:  # the game's own fields, checked as the game checks them
+            registry.get_spec(game).resolve_configuration(config.env_config)
     except (TypeError, ValueError) as e:
         raise ValueError(f"{path}: {e}") from None
     return tuned
