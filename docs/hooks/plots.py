@@ -1,6 +1,6 @@
 """The performance pages' plots, drawn at build time from the saved results of the latest runs
 (``docs/training/race/race.json``, ``docs/training/ppo_zoo.json``,
-``docs/alphazero/connectx.json``), so a new run's results are a
+``docs/training/minatar.json``, ``docs/alphazero/connectx.json``), so a new run's results are a
 new picture at the next build and no picture is committed; so is the replay of a trained
 connectx network's match (``alphazero/replay.html``, the Kaggle face's HTML replay).
 """
@@ -14,6 +14,7 @@ from mkdocs.structure.files import File
 DOCS = Path(__file__).resolve().parents[1]
 RACE = DOCS / "training" / "race" / "race.json"
 ZOO = DOCS / "training" / "ppo_zoo.json"
+MINATAR = DOCS / "training" / "minatar.json"
 ALPHAZERO = DOCS / "alphazero" / "connectx.json"
 
 
@@ -73,6 +74,31 @@ def zoo_plot(results, out):
     plt.close(fig)
 
 
+def minatar_plot(results, out):
+    """Each MinAtar run's running mean against its env steps, one panel per game, the published
+    return drawn in."""
+    plt = _pyplot()
+    games = sorted({run["game"] for run in results["runs"]})
+    fig, axes = plt.subplots(1, len(games), figsize=(4.2 * len(games), 3.4), squeeze=False)
+    for ax, game in zip(axes[0], games, strict=True):
+        runs = [run for run in results["runs"] if run["game"] == game]
+        for run in runs:
+            steps = [row[0] / 1e6 for row in run["curve"]]
+            means = [row[2] for row in run["curve"]]
+            sticky = ", sticky" if run["sticky_action_prob"] else ""
+            ax.plot(steps, means, lw=1.2, label=f"run {run['name']}, seed {run['seed']}{sticky}")
+        published = runs[0]["published"]
+        ax.axhline(published, color="#c62828", ls="--", lw=1, label=f"published {published:g}")
+        ax.set_title(game.removeprefix("minatar_").replace("_", " ").title(), fontsize=10)
+        ax.set_xlabel("env steps (millions)")
+        ax.legend(fontsize=7, loc="lower right")
+    axes[0][0].set_ylabel("mean return, last 100 episodes")
+    fig.suptitle("PPO on MinAtar, gymnax-blines' configuration, on 2 vCPUs", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=100, format="png")
+    plt.close(fig)
+
+
 def alphazero_plot(results, out):
     """Each run's evaluations during training (win rate with its 95% interval) against the
     minutes they came at, one panel per opponent, the issue's target drawn in."""
@@ -112,6 +138,7 @@ def alphazero_plot(results, out):
 PLOTS = {
     "performance/race.png": (RACE, race_plot),
     "performance/zoo.png": (ZOO, zoo_plot),
+    "training/minatar.png": (MINATAR, minatar_plot),
     "alphazero/connectx.png": (ALPHAZERO, alphazero_plot),
 }
 

@@ -82,7 +82,8 @@ class PPOConfig:
     compiled: bool = True  # rollout and update in numba (ppo.compiled, ppo.compiled_update)
     # The game's configuration the run trains on (fields of its json, as vecenv.make takes them),
     # where it is not the default game: gymnax's MinAtar, on which gymnax-blines' returns were
-    # measured, has no sticky actions, so those configurations train with sticky_action_prob 0.
+    # measured, has no sticky actions, so a run set against those returns plays
+    # {"sticky_action_prob": 0}.
     env_config: dict = field(default_factory=dict)
 
     def __post_init__(self):
