@@ -20,13 +20,12 @@ import argparse
 import datetime
 import json
 import os
-import re
 import sys
 from pathlib import Path
 
 from ppo_learner import BLINES
 from ppo_zoo import machine
-from report import load_average
+from report import check_run_name, load_average
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "training" / "minatar.json"
@@ -121,8 +120,7 @@ def main(argv=None):
     unknown = [g for g in games if g not in PUBLISHED]
     if unknown:
         parser.error(f"--games: {unknown} are not among {list(PUBLISHED)}")
-    if not re.fullmatch(r"[A-Za-z0-9_-]*", args.name):
-        parser.error(f"--name: letters, digits, '-' and '_', got {args.name!r}")
+    check_run_name(parser, args.name)
     if args.quick and not args.out:
         parser.error("--quick writes only to an --out of your own")
     try:

@@ -39,12 +39,11 @@ import contextlib
 import io
 import json
 import os
-import re
 import time
 
 import numpy as np
 from ppo_zoo import machine as zoo_machine
-from report import load_average
+from report import check_run_name, load_average
 
 # game: (minatar's name, whether vecenv stops at the shipped target: the published return)
 GAMES = {"minatar_freeway": ("Freeway", True), "minatar_breakout": ("Breakout", False)}
@@ -233,8 +232,7 @@ def main(argv=None):
     )
     parser.add_argument("--name", default="", help="the run's name, as the documentation cites it")
     args = parser.parse_args(argv)
-    if args.name and not re.fullmatch(r"[A-Za-z0-9_-]+", args.name):
-        parser.error(f"--name: letters, digits, '-' and '_' (it names files), got {args.name!r}")
+    check_run_name(parser, args.name)
     out = args.out or (None if args.quick else "docs/training/sb3")
     games = [g.strip() for g in args.games.split(",") if g.strip()]
     unknown = [g for g in games if g not in GAMES]

@@ -11,6 +11,7 @@ from the best rounds, the same ratio from the median round time over the calibra
 
 import json
 import os
+import re
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
@@ -235,6 +236,13 @@ def summary_lines(smoke):
 def load_average():
     """The load average, as the scripts' reports give it before and after a run."""
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def check_run_name(parser, name):
+    """A script's ``--name`` names its files: letters, digits, '-' and '_' (or none), else
+    ``parser.error``."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]*", name):
+        parser.error(f"--name: letters, digits, '-' and '_' (it names files), got {name!r}")
 
 
 def finish_run(report, markdown, out, stem):
