@@ -13,6 +13,7 @@ returns drawn in.
 
     python benchmarks/ppo_minatar.py --games minatar_space_invaders --name M6
     python benchmarks/ppo_minatar.py --games minatar_breakout --seeds 2,3 --name B5
+    python benchmarks/ppo_minatar.py --set num_minibatches=16 --name B6   # one field changed
     python benchmarks/ppo_minatar.py --quick --out /tmp/minatar.json    # two updates: checks it
 """
 
@@ -50,12 +51,38 @@ def thinned(curve, points=POINTS):
     return [list(curve[k]) for k in sorted(keep)]
 
 
-def attempt(game, seed, total_steps, sticky, threads=2):
-    """One run of gymnax-blines' configuration; its record."""
+def overrides(pairs):
+    """``--set FIELD=JSON`` pairs as {field: value}: fields of PPOConfig that a run changes from
+    gymnax-blines' configuration (ValueError names a malformed pair or an unknown field)."""
+    from vecenv.ppo import PPOConfig
+
+    fields = set(PPOConfig.__dataclass_fields__) - {
+        "seed",
+        "total_steps",
+        "torch_threads",
+        "env_config",
+    }
+    changed = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or name not in fields:
+            raise ValueError(f"--set {pair!r}: FIELD=JSON, FIELD one of {sorted(fields)}")
+        try:
+            changed[name] = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"--set {pair!r}: the value is not JSON ({error})") from None
+    return changed
+
+
+def attempt(game, seed, total_steps, sticky, threads=2, changed=None):
+    """One run of gymnax-blines' configuration (with ``changed`` fields); its record."""
     from vecenv import ppo
 
+    fields = {**BLINES, **(changed or {})}
+    if isinstance(fields.get("hidden"), list):
+        fields["hidden"] = tuple(fields["hidden"])
     config = ppo.PPOConfig(
-        **BLINES,
+        **fields,
         total_steps=total_steps,
         seed=seed,
         torch_threads=threads,
@@ -71,6 +98,7 @@ def attempt(game, seed, total_steps, sticky, threads=2):
         "sticky_action_prob": config.env_config["sticky_action_prob"],
         "total_steps": total_steps,
         "torch_threads": threads,
+        "changed": dict(changed or {}),
         "published": published,
         "published_source": source,
         "steps": int(run.steps),
@@ -113,6 +141,13 @@ def main(argv=None):
     parser.add_argument("--sticky", action="store_true", help="MinAtar's sticky actions (0.1)")
     parser.add_argument("--threads", type=int, default=2, help="learner threads (2)")
     parser.add_argument("--quick", action="store_true", help="two updates a run")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=JSON",
+        help="a PPOConfig field changed from gymnax-blines' configuration (repeatable)",
+    )
     parser.add_argument("--name", default="", help="the run's name, as the documentation cites it")
     parser.add_argument("--out", help=f"the record to add to ({OUT.relative_to(ROOT)})")
     args = parser.parse_args(argv)
@@ -127,14 +162,19 @@ def main(argv=None):
         seeds = [int(s) for s in args.seeds.split(",")]
     except ValueError:
         parser.error(f"--seeds: integers separated by commas, got {args.seeds!r}")
-    total = BLINES["num_envs"] * BLINES["num_steps"] * 2 if args.quick else args.total_steps
+    try:
+        changed = overrides(args.set)
+    except ValueError as error:
+        parser.error(str(error))
+    batch = {**BLINES, **changed}
+    total = batch["num_envs"] * batch["num_steps"] * 2 if args.quick else args.total_steps
     if total < 1:
         parser.error(f"--total-steps: a positive number, got {total}")
     records = []
     for game in games:
         for seed in seeds:
             before = load_average()
-            record = attempt(game, seed, total, args.sticky, args.threads)
+            record = attempt(game, seed, total, args.sticky, args.threads, changed)
             record.update(
                 name=args.name or "unnamed",
                 date=datetime.date.today().isoformat(),

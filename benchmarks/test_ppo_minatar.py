@@ -35,9 +35,24 @@ def test_a_new_record_replaces_only_the_same_name_game_and_seed(tmp_path):
     assert ppo_minatar.merged(tmp_path / "none.json", [new]) == {"runs": [new]}
 
 
+def test_set_changes_fields_of_the_configuration_by_json_values():
+    changed = ppo_minatar.overrides(["num_minibatches=16", "hidden=[128, 128]", "anneal_lr=true"])
+    assert changed == {"num_minibatches": 16, "hidden": [128, 128], "anneal_lr": True}
+    assert ppo_minatar.overrides([]) == {}
+
+
 @pytest.mark.parametrize(
     "argv",
-    [["--games", "cartpole"], ["--name", "../x"], ["--quick"], ["--seeds", "one"]],
+    [
+        ["--games", "cartpole"],
+        ["--name", "../x"],
+        ["--quick"],
+        ["--seeds", "one"],
+        ["--set", "num_minibatches"],
+        ["--set", "no_such_field=1"],
+        ["--set", "seed=2"],
+        ["--set", "hidden=[256,"],
+    ],
 )
 def test_bad_arguments_are_refused_before_training(argv, tmp_path, capsys):
     with pytest.raises(SystemExit):
@@ -50,9 +65,11 @@ def test_quick_run_records_a_curve_on_the_game_without_sticky_actions(request, t
         pytest.skip("python benchmarks/ppo_minatar.py trains 10M steps a game (minutes)")
     out = tmp_path / "minatar.json"
     argv = ["--quick", "--games", "minatar_breakout", "--name", "Q", "--out", str(out)]
+    argv += ["--set", "num_minibatches=16"]
     (record,) = ppo_minatar.main(argv)
     (saved,) = json.loads(out.read_text())["runs"]
     assert saved == json.loads(json.dumps(record))
     assert saved["name"] == "Q" and saved["sticky_action_prob"] == 0.0
+    assert saved["changed"] == {"num_minibatches": 16}
     assert saved["published"] == 28.0 and saved["steps"] > 0 and saved["curve"]
     assert saved["last"] == saved["curve"][-1]

@@ -86,14 +86,17 @@ def minatar_plot(results, out):
             steps = [row[0] / 1e6 for row in run["curve"]]
             means = [row[2] for row in run["curve"]]
             sticky = ", sticky" if run["sticky_action_prob"] else ""
-            ax.plot(steps, means, lw=1.2, label=f"run {run['name']}, seed {run['seed']}{sticky}")
+            changed = "".join(f", {k} {v}" for k, v in run.get("changed", {}).items())
+            label = f"run {run['name']}, seed {run['seed']}{sticky}{changed}"
+            ax.plot(steps, means, lw=1.2, label=label)
         published = runs[0]["published"]
         ax.axhline(published, color="#c62828", ls="--", lw=1, label=f"published {published:g}")
         ax.set_title(game.removeprefix("minatar_").replace("_", " ").title(), fontsize=10)
         ax.set_xlabel("env steps (millions)")
         ax.legend(fontsize=7, loc="lower right")
     axes[0][0].set_ylabel("mean return, last 100 episodes")
-    fig.suptitle("PPO on MinAtar, gymnax-blines' configuration, on 2 vCPUs", fontsize=10)
+    title = "PPO on MinAtar, gymnax-blines' configuration (fields changed as labelled), 2 vCPUs"
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(out, dpi=100, format="png")
     plt.close(fig)

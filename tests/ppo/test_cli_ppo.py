@@ -80,6 +80,34 @@ def test_env_config_trains_on_the_game_so_configured(capsys, tmp_path):
     # Sutton and Barto's reward: 0 a step and -1 where the pole falls, so no return is positive
     returns = [float(mean) for _, mean in curve(tmp_path / "curve.csv") if mean]
     assert returns and max(returns) <= 0 and min(returns) < 0
+    # eval plays the game as the policy trained on it, not the game's defaults (+1 a step)
+    policy = str(tmp_path / "policy.pt")
+    code, out, err = run(capsys, "train", "eval", "--policy", policy, "--episodes", "3")
+    assert code == 0, err
+    assert "vecenv/CartPole-v1 (vecenv) with sutton_barto_reward=True, agent" in out
+    played = [total for total, _ in episodes(out)]
+    assert len(played) == 3 and max(played) <= 0
+
+
+@pytest.mark.parametrize(
+    ("env_config", "message"), [({"no_such_field": 1}, "no_such_field"), ([1], "not an object")]
+)
+def test_eval_refuses_a_policy_whose_env_config_the_game_lacks(
+    capsys, tmp_path, env_config, message
+):
+    from vecenv import ppo
+    from vecenv.ppo import checkpoint
+
+    code, _, err = run(
+        capsys, "train", "ppo", "--env", "CartPole-v1", *SMALL, "--run-dir", str(tmp_path)
+    )
+    assert code == 0, err
+    policy = tmp_path / "policy.pt"
+    loaded = ppo.load(policy)
+    config = {**loaded.config, "env_config": env_config}
+    checkpoint.save(policy, loaded.network, loaded.env_id, config=config)
+    code, out, err = run(capsys, "train", "eval", "--policy", str(policy), "--episodes", "1")
+    assert code != 0 and message in err and "Traceback" not in err
 
 
 def test_ppo_runs_on_gymnasiums_own_env_too(capsys, tmp_path):

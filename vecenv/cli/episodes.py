@@ -31,13 +31,14 @@ def render_modes(env_id):
     return list(metadata.get("render_modes", ())) if isinstance(metadata, dict) else []
 
 
-def make_env(env_id, render_mode=None):
-    """``gymnasium.make(env_id)``; a render mode passed here was checked by render_modes."""
+def make_env(env_id, render_mode=None, env_kwargs=None):
+    """``gymnasium.make(env_id, **env_kwargs)``; a render mode passed here was checked by
+    render_modes, and the game checks the keyword arguments (a bad one is a CliError)."""
     import gymnasium
 
     try:
-        return gymnasium.make(env_id, render_mode=render_mode)
-    except gymnasium.error.Error as e:
+        return gymnasium.make(env_id, render_mode=render_mode, **(env_kwargs or {}))
+    except (gymnasium.error.Error, TypeError, ValueError) as e:
         raise CliError(f"cannot make {env_id!r}: {e}") from None
 
 
@@ -67,9 +68,10 @@ def fmt(x):
     return f"{x:.2f}"
 
 
-def play_episodes(args, out, agent, agent_name, env_id, whose):
-    """Play ``args.episodes`` episodes of ``env_id`` with ``agent`` (rendering them as asked)
-    and print each episode's return and length, then their mean."""
+def play_episodes(args, out, agent, agent_name, env_id, whose, env_kwargs=None):
+    """Play ``args.episodes`` episodes of ``env_id`` (made with ``env_kwargs``, the game's own
+    fields) with ``agent`` (rendering them as asked) and print each episode's return and length,
+    then their mean."""
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**32)
     try:
         recorder = recorder_for(args.render_to) if args.render_to else None
@@ -78,12 +80,14 @@ def play_episodes(args, out, agent, agent_name, env_id, whose):
     if args.render_to:
         check_output_file(args.render_to, "--render-to")
     mode = choose_render_mode(env_id, args.render, args.render_to)
-    env = make_env(env_id, mode)
+    env = make_env(env_id, mode, env_kwargs)
     try:
         fps = env.metadata.get("render_fps") or DEFAULT_FPS
         view = TerminalView(out, fps) if args.render else None
         rng = np.random.default_rng(seed)
-        print(f"{env_id} ({whose}), agent {agent_name}, seed {seed}", file=out)
+        played = ", ".join(f"{k}={v!r}" for k, v in (env_kwargs or {}).items())
+        played = f" with {played}" if played else ""
+        print(f"{env_id} ({whose}){played}, agent {agent_name}, seed {seed}", file=out)
         progress = Progress(args.episodes, "episodes", enabled=None if view is None else False)
         returns, lengths = [], []
         busy, timed = 0.0, -1  # the first step is warm-up (it may compile), not timed
