@@ -78,11 +78,8 @@ def attempt(game, seed, total_steps, sticky, threads=2, changed=None):
     """One run of gymnax-blines' configuration (with ``changed`` fields); its record."""
     from vecenv import ppo
 
-    fields = {**BLINES, **(changed or {})}
-    if isinstance(fields.get("hidden"), list):
-        fields["hidden"] = tuple(fields["hidden"])
     config = ppo.PPOConfig(
-        **fields,
+        **{**BLINES, **(changed or {})},
         total_steps=total_steps,
         seed=seed,
         torch_threads=threads,

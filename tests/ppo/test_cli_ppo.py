@@ -90,7 +90,7 @@ def test_env_config_trains_on_the_game_so_configured(capsys, tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("env_config", "message"), [({"no_such_field": 1}, "no_such_field"), ([1], "not an object")]
+    ("env_config", "message"), [({"no_such_field": 1}, "no_such_field"), ([1], "must be an object")]
 )
 def test_eval_refuses_a_policy_whose_env_config_the_game_lacks(
     capsys, tmp_path, env_config, message

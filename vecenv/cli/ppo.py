@@ -410,11 +410,14 @@ def cmd_eval(args, out):
     except ValueError as e:
         raise CliError(str(e)) from None
     env_id, whose = resolve_env(args.env or policy.env_id)
+    from vecenv.ppo.trainer import check_env_config
+
     # The game as the policy trained on it (its env_config: MinAtar without sticky actions, say),
     # not the game's defaults; a policy file's field that is not an object of names is refused.
-    played = policy.config.get("env_config") or {}
-    if not isinstance(played, dict) or not all(isinstance(k, str) for k in played):
-        raise CliError(f"{args.policy}: its env_config is not an object of the game's fields")
+    try:
+        played = check_env_config(policy.config.get("env_config") or {})
+    except ValueError as e:
+        raise CliError(f"{args.policy}: {e}") from None
     name = os.path.basename(args.policy)
     return play_episodes(args, out, policy.agent, name, env_id, whose, env_kwargs=played)
 

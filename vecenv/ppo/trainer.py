@@ -37,6 +37,14 @@ from .network import (
 )
 
 
+def check_env_config(value):
+    """``value`` as a dict of the game's fields by name, or ValueError: a configuration's or a
+    policy file's ``env_config`` (the game checks the values when it is made)."""
+    if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
+        raise ValueError(f"env_config must be an object of the game's fields, got {value!r}")
+    return dict(value)
+
+
 @dataclass
 class PPOConfig:
     """Hyper-parameters. The defaults are a starting point, not a tuned run: a game's own
@@ -136,13 +144,7 @@ class PPOConfig:
             raise ValueError(f"log_std_init must be in [-20, 5], got {log_std!r}")
         self.hidden = check_hidden(self.hidden)  # ([] for none)
         check_activation(self.activation)
-        if not isinstance(self.env_config, dict) or not all(
-            isinstance(key, str) for key in self.env_config
-        ):
-            raise ValueError(
-                f"env_config must be an object of the game's fields, got {self.env_config!r}"
-            )
-        self.env_config = dict(self.env_config)  # the game checks the values when it is made
+        self.env_config = check_env_config(self.env_config)
 
     @property
     def batch_size(self):
